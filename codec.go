@@ -1,0 +1,983 @@
+package stream
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// The codec turns DTO structs into JSON and back, driven by a field table
+// that reflection builds once per DTO type from its json tags. The writer
+// appends bytes that equal encoding/json's (with SetEscapeHTML(false)); the
+// reader is a single-pass parser that decodes straight into the struct.
+
+type fieldKind uint8
+
+const (
+	kindString fieldKind = iota
+	kindInt
+	kindBool
+	kindTime
+	kindStruct
+	kindMapInt
+	kindStrings
+)
+
+var kindNames = [...]string{
+	kindString:  "string",
+	kindInt:     "integer",
+	kindBool:    "boolean",
+	kindTime:    "string",
+	kindStruct:  "object",
+	kindMapInt:  "object",
+	kindStrings: "array",
+}
+
+type field struct {
+	name      string // JSON name
+	key       string // `"name":`, as written
+	index     []int  // reflect index path
+	kind      fieldKind
+	omitEmpty bool
+	bits      int          // size of an integer field
+	sub       *structCodec // fields of a nested struct
+}
+
+type structCodec struct {
+	typ    reflect.Type
+	fields []field
+	byName map[string]int
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// codecFor builds the field table of a DTO struct type. It panics on a field
+// type the codec does not support: that is a programming error caught by the
+// package's own tests.
+func codecFor(t reflect.Type) *structCodec {
+	c := &structCodec{typ: t, byName: map[string]int{}}
+	c.addFields(t, nil)
+	for i, f := range c.fields {
+		c.byName[f.name] = i
+	}
+	return c
+}
+
+func (c *structCodec) addFields(t reflect.Type, prefix []int) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		index := append(slices.Clone(prefix), i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			c.addFields(sf.Type, index)
+			continue
+		}
+		tag, ok := sf.Tag.Lookup("json")
+		if !ok || !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		f := field{name: name, key: `"` + name + `":`, index: index, omitEmpty: opts == "omitempty"}
+		switch {
+		case sf.Type == timeType:
+			f.kind = kindTime
+		case sf.Type.Kind() == reflect.String:
+			f.kind = kindString
+		case sf.Type.Kind() == reflect.Int || sf.Type.Kind() == reflect.Int64:
+			f.kind, f.bits = kindInt, sf.Type.Bits()
+		case sf.Type.Kind() == reflect.Bool:
+			f.kind = kindBool
+		case sf.Type.Kind() == reflect.Struct:
+			f.kind, f.sub = kindStruct, codecFor(sf.Type)
+		case sf.Type == reflect.TypeFor[map[string]int]():
+			f.kind = kindMapInt
+		case sf.Type == reflect.TypeFor[[]string]():
+			f.kind = kindStrings
+		default:
+			panic("stream: unsupported DTO field " + t.String() + "." + sf.Name)
+		}
+		c.fields = append(c.fields, f)
+	}
+}
+
+// ---- writing ----
+
+// appendObject appends v, a struct of c's type, as encoding/json would.
+func (c *structCodec) appendObject(b []byte, v reflect.Value) ([]byte, error) {
+	b = append(b, '{')
+	first := true
+	for i := range c.fields {
+		f := &c.fields[i]
+		fv := fieldOf(v, f.index)
+		if f.omitEmpty && isEmpty(f.kind, fv) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, f.key...)
+		var err error
+		switch f.kind {
+		case kindString:
+			b = appendString(b, fv.String())
+		case kindInt:
+			b = strconv.AppendInt(b, fv.Int(), 10)
+		case kindBool:
+			b = strconv.AppendBool(b, fv.Bool())
+		case kindTime:
+			b, err = appendTime(b, timeOf(fv))
+		case kindStruct:
+			b, err = f.sub.appendObject(b, fv)
+		case kindMapInt:
+			b = appendMapInt(b, fv.Interface().(map[string]int))
+		case kindStrings:
+			b = appendStrings(b, fv.Interface().([]string))
+		}
+		if err != nil {
+			return b, fmt.Errorf("field %q: %w", f.name, err)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// timeOf returns the time.Time in v without boxing it when v is addressable.
+func timeOf(v reflect.Value) time.Time {
+	if v.CanAddr() {
+		return *v.Addr().Interface().(*time.Time)
+	}
+	return v.Interface().(time.Time)
+}
+
+// appendDTO appends the JSON of a DTO value: an event DTO or a SummaryDTO.
+func appendDTO(b []byte, dto any) ([]byte, error) {
+	t := reflect.TypeOf(dto)
+	var c *structCodec
+	if k, ok := kindByDTO[t]; ok {
+		c = k.codec
+	} else if t == summaryCodec.typ {
+		c = summaryCodec
+	} else {
+		return b, fmt.Errorf("stream: %T is not a DTO", dto)
+	}
+	return c.appendObject(b, reflect.ValueOf(dto))
+}
+
+var summaryCodec = codecFor(reflect.TypeFor[SummaryDTO]())
+
+// fieldOf is v.FieldByIndex for the short paths of the DTOs.
+func fieldOf(v reflect.Value, index []int) reflect.Value {
+	for _, i := range index {
+		v = v.Field(i)
+	}
+	return v
+}
+
+func isEmpty(k fieldKind, v reflect.Value) bool {
+	switch k {
+	case kindString:
+		return v.Len() == 0
+	case kindInt:
+		return v.Int() == 0
+	case kindBool:
+		return !v.Bool()
+	case kindMapInt, kindStrings:
+		return v.Len() == 0
+	}
+	return false
+}
+
+// errTimeRange is what encoding/json refuses: a time RFC 3339 cannot hold.
+var errTimeRange = errors.New("time outside RFC 3339: year must be in [0,9999] and zone hour in [0,23]")
+
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	n := len(b)
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	s := b[n+1:]
+	if len(s) < 5 || s[4] != '-' {
+		return b[:n], errTimeRange
+	}
+	if s[len(s)-1] != 'Z' {
+		z := s[len(s)-6:]
+		if z[1] < '0' || z[1] > '9' || (z[1]-'0')*10+(z[2]-'0') >= 24 {
+			return b[:n], errTimeRange
+		}
+	}
+	return append(b, '"'), nil
+}
+
+func appendMapInt(b []byte, m map[string]int) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(m[k]), 10)
+	}
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, s []string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, x)
+	}
+	return append(b, ']')
+}
+
+// safeASCII marks the bytes that a JSON string holds as they are: printable
+// ASCII other than the quote and the backslash.
+var safeASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json does with
+// HTML escaping off: invalid UTF-8 becomes \ufffd, U+2028 and U+2029 are
+// escaped, and so are the C0 controls.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safeASCII[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// ---- reading ----
+
+// Sentinel causes of a [LineError]. Test for them with errors.Is.
+var (
+	// ErrSyntax: the line is not one well-formed JSON object.
+	ErrSyntax = errors.New("invalid JSON")
+	// ErrFieldType: a field has the wrong JSON type or an out-of-range value.
+	ErrFieldType = errors.New("wrong JSON type")
+	// ErrMissingField: a field every line must have (v, type, at) is absent.
+	ErrMissingField = errors.New("missing field")
+	// ErrBadTime: a time is not RFC 3339, or at is not in UTC.
+	ErrBadTime = errors.New("invalid time")
+	// ErrUnsupportedVersion: the line's v is not SchemaVersion.
+	ErrUnsupportedVersion = errors.New("unsupported version")
+	// ErrLineTooLong: the line is longer than the Decoder's limit.
+	ErrLineTooLong = errors.New("line too long")
+	// ErrTruncated: the stream ends in the middle of a line, as a killed
+	// writer leaves it.
+	ErrTruncated = errors.New("truncated line")
+)
+
+// maxDepth bounds the nesting of skipped values, as encoding/json does.
+const maxDepth = 10000
+
+// parseError is a fault at a byte of the line, in a field.
+type parseError struct {
+	pos   int
+	field string
+	err   error
+}
+
+func (e *parseError) Error() string { return e.err.Error() }
+
+// parser reads one JSON text from data. scratch is reused between lines.
+type parser struct {
+	data    []byte
+	pos     int
+	scratch []byte
+}
+
+func (p *parser) fail(cause error, format string, args ...any) *parseError {
+	return &parseError{pos: p.pos, err: fmt.Errorf("%w: "+format, append([]any{cause}, args...)...)}
+}
+
+func (p *parser) syntax(what string) *parseError {
+	if p.pos >= len(p.data) {
+		return &parseError{pos: p.pos, err: fmt.Errorf("%w: unexpected end of line, want %s", ErrSyntax, what)}
+	}
+	return p.fail(ErrSyntax, "unexpected %s at byte %d, want %s", quoteByte(p.data[p.pos]), p.pos, what)
+}
+
+func quoteByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return strconv.QuoteRune(rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
+}
+
+func (p *parser) ws() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\r', '\n':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (p *parser) peek() byte {
+	p.ws()
+	if p.pos < len(p.data) {
+		return p.data[p.pos]
+	}
+	return 0
+}
+
+func (p *parser) expect(c byte, what string) *parseError {
+	if p.peek() != c {
+		return p.syntax(what)
+	}
+	p.pos++
+	return nil
+}
+
+// literal consumes one of true, false, null.
+func (p *parser) literal(lit string) *parseError {
+	if len(p.data)-p.pos < len(lit) || string(p.data[p.pos:p.pos+len(lit)]) != lit {
+		if n := len(p.data) - p.pos; n < len(lit) && string(p.data[p.pos:]) == lit[:n] {
+			p.pos = len(p.data)
+		}
+		return p.syntax("a value")
+	}
+	p.pos += len(lit)
+	return nil
+}
+
+// stringBytes parses a string at p.pos (a quote) and returns its contents,
+// unescaped, with invalid UTF-8 replaced by U+FFFD. The result aliases
+// p.data or p.scratch: it is valid until the next call.
+func (p *parser) stringBytes() ([]byte, *parseError) {
+	data := p.data
+	start := p.pos + 1
+	i := start
+	for i < len(data) && safeASCII[data[i]] {
+		i++
+	}
+	if i < len(data) && data[i] == '"' {
+		p.pos = i + 1
+		return data[start:i], nil
+	}
+	buf := append(p.scratch[:0], data[start:i]...)
+	for {
+		if i >= len(data) {
+			p.pos = i
+			p.scratch = buf
+			return nil, p.syntax("the end of the string")
+		}
+		c := data[i]
+		switch {
+		case c == '"':
+			p.pos = i + 1
+			p.scratch = buf
+			return buf, nil
+		case c == '\\':
+			var err *parseError
+			buf, i, err = p.escape(buf, i)
+			if err != nil {
+				p.scratch = buf
+				return nil, err
+			}
+		case c < 0x20:
+			p.pos = i
+			p.scratch = buf
+			return nil, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				buf = append(buf, "\uFFFD"...)
+			} else {
+				buf = append(buf, data[i:i+size]...)
+			}
+			i += size
+		default:
+			j := i + 1
+			for j < len(data) && safeASCII[data[j]] {
+				j++
+			}
+			buf = append(buf, data[i:j]...)
+			i = j
+		}
+	}
+}
+
+// escape decodes the escape sequence at data[i] (a backslash) into buf.
+func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
+	data := p.data
+	if i+1 >= len(data) {
+		p.pos = len(data)
+		return buf, i, p.syntax("an escape sequence")
+	}
+	switch c := data[i+1]; c {
+	case '"', '\\', '/':
+		return append(buf, c), i + 2, nil
+	case 'b':
+		return append(buf, '\b'), i + 2, nil
+	case 'f':
+		return append(buf, '\f'), i + 2, nil
+	case 'n':
+		return append(buf, '\n'), i + 2, nil
+	case 'r':
+		return append(buf, '\r'), i + 2, nil
+	case 't':
+		return append(buf, '\t'), i + 2, nil
+	case 'u':
+		r, ok := hex4(data, i+2)
+		if !ok {
+			p.pos = min(i+2, len(data))
+			return buf, i, p.bad4(i)
+		}
+		i += 6
+		if utf16IsSurrogate(r) {
+			r2, ok2 := rune(-1), false
+			if i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
+				r2, ok2 = hex4(data, i+2)
+				if !ok2 {
+					p.pos = min(i+2, len(data))
+					return buf, i, p.bad4(i)
+				}
+			}
+			if dec := utf16Decode(r, r2); ok2 && dec != utf8.RuneError {
+				return utf8.AppendRune(buf, dec), i + 6, nil
+			}
+			return utf8.AppendRune(buf, utf8.RuneError), i, nil
+		}
+		return utf8.AppendRune(buf, r), i, nil
+	default:
+		p.pos = i + 1
+		return buf, i, p.fail(ErrSyntax, "invalid escape %s at byte %d", quoteByte(c), i)
+	}
+}
+
+func (p *parser) bad4(i int) *parseError {
+	if i+6 > len(p.data) {
+		p.pos = len(p.data)
+		return p.syntax("4 hex digits")
+	}
+	return p.fail(ErrSyntax, "invalid \\u escape at byte %d", i)
+}
+
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func utf16IsSurrogate(r rune) bool { return 0xd800 <= r && r < 0xe000 }
+
+func utf16Decode(r1, r2 rune) rune {
+	if 0xd800 <= r1 && r1 < 0xdc00 && 0xdc00 <= r2 && r2 < 0xe000 {
+		return (r1-0xd800)<<10 | (r2 - 0xdc00) + 0x10000
+	}
+	return utf8.RuneError
+}
+
+// str parses a string value into a new Go string.
+func (p *parser) str() (string, *parseError) {
+	b, err := p.stringBytes()
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// number scans a JSON number and reports whether it is an integer.
+func (p *parser) number() (span []byte, integer bool, err *parseError) {
+	data, start := p.data, p.pos
+	i := start
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		j := i
+		for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case !digits():
+		p.pos = i
+		return nil, false, p.syntax("a digit")
+	}
+	integer = true
+	if i < len(data) && data[i] == '.' {
+		i++
+		integer = false
+		if !digits() {
+			p.pos = i
+			return nil, false, p.syntax("a digit")
+		}
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		integer = false
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		if !digits() {
+			p.pos = i
+			return nil, false, p.syntax("a digit")
+		}
+	}
+	p.pos = i
+	return data[start:i], integer, nil
+}
+
+// parseInt converts an integer span to a value of the given bit size.
+func parseInt(span []byte, bits int) (int64, bool) {
+	neg := span[0] == '-'
+	if neg {
+		span = span[1:]
+	}
+	var u uint64
+	for _, c := range span {
+		d := uint64(c - '0')
+		if u > (1<<63)/10 || u*10 > 1<<63-d {
+			return 0, false
+		}
+		u = u*10 + d
+	}
+	limit := uint64(1) << (bits - 1)
+	if neg {
+		return -int64(u), u <= limit
+	}
+	return int64(u), u < limit
+}
+
+// skip consumes one value of any kind, checking its syntax.
+func (p *parser) skip(depth int) *parseError {
+	if depth > maxDepth {
+		return p.fail(ErrSyntax, "nesting deeper than %d at byte %d", maxDepth, p.pos)
+	}
+	switch p.peek() {
+	case '"':
+		_, err := p.skipString()
+		return err
+	case '{':
+		p.pos++
+		if p.peek() == '}' {
+			p.pos++
+			return nil
+		}
+		for {
+			if p.peek() != '"' {
+				return p.syntax("a string key")
+			}
+			if _, err := p.skipString(); err != nil {
+				return err
+			}
+			if err := p.expect(':', "':'"); err != nil {
+				return err
+			}
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			switch p.peek() {
+			case ',':
+				p.pos++
+			case '}':
+				p.pos++
+				return nil
+			default:
+				return p.syntax("',' or '}'")
+			}
+		}
+	case '[':
+		p.pos++
+		if p.peek() == ']' {
+			p.pos++
+			return nil
+		}
+		for {
+			if err := p.skip(depth + 1); err != nil {
+				return err
+			}
+			switch p.peek() {
+			case ',':
+				p.pos++
+			case ']':
+				p.pos++
+				return nil
+			default:
+				return p.syntax("',' or ']'")
+			}
+		}
+	case 't':
+		return p.literal("true")
+	case 'f':
+		return p.literal("false")
+	case 'n':
+		return p.literal("null")
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		_, _, err := p.number()
+		return err
+	}
+	return p.syntax("a value")
+}
+
+// skipString consumes a string, checking its escapes, and reports whether it
+// had any (so that its raw bytes are its value).
+func (p *parser) skipString() (escaped bool, err *parseError) {
+	data := p.data
+	i := p.pos + 1
+	for {
+		for i < len(data) && data[i] >= 0x20 && data[i] != '"' && data[i] != '\\' {
+			i++
+		}
+		if i >= len(data) {
+			p.pos = i
+			return escaped, p.syntax("the end of the string")
+		}
+		switch c := data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			return escaped, nil
+		case c == '\\':
+			escaped = true
+			var perr *parseError
+			if _, i, perr = p.escape(p.scratch[:0], i); perr != nil {
+				return escaped, perr
+			}
+		default:
+			p.pos = i
+			return escaped, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
+		}
+	}
+}
+
+// jsonKind names the JSON type of the value at p.pos, for error messages.
+func (p *parser) jsonKind() string {
+	switch p.peek() {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// value decodes the value at p.pos into fv, a field of kind f. A value of
+// the wrong type is skipped and reported as an ErrFieldType fault after it
+// has been checked for syntax, so that the caller can go on.
+func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
+	start := p.pos
+	c := p.peek()
+	if c == 'n' {
+		if err := p.literal("null"); err != nil {
+			return err
+		}
+		switch f.kind {
+		case kindMapInt, kindStrings:
+			fv.SetZero()
+		}
+		return nil
+	}
+	var fault *parseError
+	switch f.kind {
+	case kindString:
+		if c != '"' {
+			break
+		}
+		s, err := p.str()
+		if err != nil {
+			return err
+		}
+		fv.SetString(s)
+		return nil
+	case kindInt:
+		if c != '-' && (c < '0' || c > '9') {
+			break
+		}
+		span, integer, err := p.number()
+		if err != nil {
+			return err
+		}
+		n, ok := int64(0), false
+		if integer {
+			n, ok = parseInt(span, f.bits)
+		}
+		if !ok {
+			return &parseError{pos: start, field: f.name,
+				err: fmt.Errorf("%w: %s is not a %d-bit integer", ErrFieldType, span, f.bits)}
+		}
+		fv.SetInt(n)
+		return nil
+	case kindBool:
+		switch c {
+		case 't':
+			fv.SetBool(true)
+			return p.literal("true")
+		case 'f':
+			fv.SetBool(false)
+			return p.literal("false")
+		}
+	case kindTime:
+		if c != '"' {
+			break
+		}
+		b, err := p.stringBytes()
+		if err != nil {
+			return err
+		}
+		var t time.Time
+		if terr := t.UnmarshalText(b); terr != nil {
+			return &parseError{pos: start, field: f.name,
+				err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, b)}
+		}
+		fv.Set(reflect.ValueOf(t))
+		return nil
+	case kindStruct:
+		if c != '{' {
+			break
+		}
+		return p.object(f.sub, fv, depth+1)
+	case kindMapInt:
+		if c != '{' {
+			break
+		}
+		return p.mapInt(f, fv)
+	case kindStrings:
+		if c != '[' {
+			break
+		}
+		return p.strings(f, fv)
+	}
+	fault = &parseError{pos: start, field: f.name,
+		err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, kindNames[f.kind], p.jsonKind())}
+	if err := p.skip(depth); err != nil {
+		return err
+	}
+	return fault
+}
+
+// object decodes an object into v, a struct of c's type. Unknown keys are
+// skipped; a field fault is kept and returned after the object was read.
+func (p *parser) object(c *structCodec, v reflect.Value, depth int) *parseError {
+	if depth > maxDepth {
+		return p.fail(ErrSyntax, "nesting deeper than %d", maxDepth)
+	}
+	p.pos++ // '{'
+	var fault *parseError
+	if p.peek() == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		if p.peek() != '"' {
+			return p.syntax("a string key")
+		}
+		key, err := p.stringBytes()
+		if err != nil {
+			return err
+		}
+		i, known := c.byName[string(key)]
+		if err := p.expect(':', "':'"); err != nil {
+			return err
+		}
+		if known {
+			f := &c.fields[i]
+			if err := p.value(f, fieldOf(v, f.index), depth); err != nil {
+				if !errors.Is(err.err, ErrFieldType) && !errors.Is(err.err, ErrBadTime) {
+					return err
+				}
+				fault = cmp.Or(fault, withField(err, f.name))
+			}
+		} else if err := p.skip(depth + 1); err != nil {
+			return err
+		}
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return fault
+		default:
+			return p.syntax("',' or '}'")
+		}
+	}
+}
+
+// withField prefixes the fault's field path with name.
+func withField(e *parseError, name string) *parseError {
+	if e.field == "" || e.field == name {
+		e.field = name
+	} else {
+		e.field = name + "." + e.field
+	}
+	return e
+}
+
+func (p *parser) mapInt(f *field, fv reflect.Value) *parseError {
+	p.pos++ // '{'
+	m := fv.Interface().(map[string]int)
+	if m == nil {
+		m = map[string]int{}
+		fv.Set(reflect.ValueOf(m))
+	}
+	if p.peek() == '}' {
+		p.pos++
+		return nil
+	}
+	var fault *parseError
+	for {
+		if p.peek() != '"' {
+			return p.syntax("a string key")
+		}
+		k, err := p.str()
+		if err != nil {
+			return err
+		}
+		if err := p.expect(':', "':'"); err != nil {
+			return err
+		}
+		var n reflect.Value = reflect.New(reflect.TypeFor[int]()).Elem()
+		if err := p.value(&field{name: k, kind: kindInt, bits: strconv.IntSize}, n, 1); err != nil {
+			if !errors.Is(err.err, ErrFieldType) {
+				return err
+			}
+			fault = cmp.Or(fault, err)
+		} else {
+			m[k] = int(n.Int())
+		}
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return fault
+		default:
+			return p.syntax("',' or '}'")
+		}
+	}
+}
+
+func (p *parser) strings(f *field, fv reflect.Value) *parseError {
+	p.pos++ // '['
+	out := []string{}
+	var fault *parseError
+	if p.peek() == ']' {
+		p.pos++
+		fv.Set(reflect.ValueOf(out))
+		return nil
+	}
+	for {
+		switch p.peek() {
+		case '"':
+			s, err := p.str()
+			if err != nil {
+				return err
+			}
+			out = append(out, s)
+		case 'n':
+			if err := p.literal("null"); err != nil {
+				return err
+			}
+			out = append(out, "")
+		default:
+			start := p.pos
+			kind := p.jsonKind()
+			if err := p.skip(1); err != nil {
+				return err
+			}
+			fault = cmp.Or(fault, &parseError{pos: start,
+				err: fmt.Errorf("%w: want string, got %s", ErrFieldType, kind)})
+		}
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			if fault == nil {
+				fv.Set(reflect.ValueOf(out))
+			}
+			return fault
+		default:
+			return p.syntax("',' or ']'")
+		}
+	}
+}

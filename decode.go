@@ -1,0 +1,535 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"reflect"
+	"strconv"
+	"time"
+)
+
+// DefaultMaxLineSize is the longest line a [Decoder] decodes unless
+// [WithMaxLineSize] says otherwise: 64 MiB.
+const DefaultMaxLineSize = 64 << 20
+
+// Option configures a [Decoder].
+type Option func(*Decoder)
+
+// WithMaxLineSize sets the longest line, in bytes without its line ending,
+// that the Decoder decodes. A longer line is reported as ErrLineTooLong and
+// skipped without being held in memory. n <= 0 means DefaultMaxLineSize.
+func WithMaxLineSize(n int) Option {
+	return func(d *Decoder) {
+		if n <= 0 {
+			n = DefaultMaxLineSize
+		}
+		d.max = n
+	}
+}
+
+// LineError is a line the [Decoder] could not decode. The Decoder goes on
+// with the next line: nothing after a bad line is lost.
+//
+// Err is the cause; errors.Is tests it against ErrSyntax, ErrFieldType,
+// ErrMissingField, ErrBadTime, ErrUnsupportedVersion, ErrLineTooLong and
+// ErrTruncated.
+type LineError struct {
+	Line   int    // 1-based line number
+	Offset int64  // byte offset in the stream where the fault was found
+	Type   string // the line's type, when it was read
+	Field  string // the field at fault, as a dotted path, when there is one
+	Err    error
+}
+
+// Error formats the fault as "stream: line N, byte B: TYPE: field F: cause".
+func (e *LineError) Error() string {
+	b := []byte("stream: line ")
+	b = strconv.AppendInt(b, int64(e.Line), 10)
+	b = append(b, ", byte "...)
+	b = strconv.AppendInt(b, e.Offset, 10)
+	b = append(b, ": "...)
+	if e.Type != "" {
+		b = append(b, e.Type...)
+		b = append(b, ": "...)
+	}
+	if e.Field != "" {
+		b = append(b, "field "...)
+		b = strconv.AppendQuote(b, e.Field)
+		b = append(b, ": "...)
+	}
+	if e.Err != nil {
+		b = append(b, e.Err.Error()...)
+	}
+	return string(b)
+}
+
+// Unwrap returns the cause.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Decoder reads a uagent v1 stream line by line. Each known line becomes the
+// DTO value EventToDTO would return for it (RunStartedDTO, …); a line of an
+// unknown type becomes an [UnknownDTO]. Key order does not matter, unknown
+// fields are ignored, "\r\n" endings and blank lines are accepted, and
+// U+2028/U+2029 are not line breaks.
+//
+// A Decoder is not safe for concurrent use. It buffers at most one line (up
+// to the limit of [WithMaxLineSize]) plus one read, so its memory does not
+// grow with the stream.
+type Decoder struct {
+	r   io.Reader
+	max int
+
+	buf        []byte
+	start, end int   // unread bytes are buf[start:end]
+	scanned    int   // bytes of buf[start:end] known to hold no '\n'
+	base       int64 // stream offset of buf[0]
+	rerr       error // the reader's error, io.EOF included; sticky
+
+	line    int    // number of the last line read
+	lineOff int64  // stream offset of that line
+	raw     []byte // that line, without its ending
+
+	p       parser
+	scratch []reflect.Value // one DTO per kind, decoded into and copied out
+	pending []pendingField
+}
+
+type pendingField struct{ key, val int }
+
+// NewDecoder returns a Decoder reading from r.
+func NewDecoder(r io.Reader, opts ...Option) *Decoder {
+	d := &Decoder{r: r, max: DefaultMaxLineSize}
+	for _, o := range opts {
+		o(d)
+	}
+	d.scratch = make([]reflect.Value, len(kinds))
+	return d
+}
+
+// Decode returns the DTO of the next line. At the end of the stream it
+// returns nil, io.EOF (never wrapped). A line that cannot be decoded gives a
+// *LineError, and the next call goes on with the next line. An error of the
+// underlying reader is returned wrapped, after every complete line before it
+// (and a truncated last one), and again on every later call.
+func (d *Decoder) Decode() (any, error) {
+	for {
+		line, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if isBlank(line) {
+			continue
+		}
+		return d.decodeLine(line)
+	}
+}
+
+// All returns an iterator over the stream's lines, for range loops: each
+// step yields a DTO and a nil error, or nil and a *LineError, after which
+// iteration goes on with the next line. It ends at the end of the stream, or
+// after yielding the reader's error.
+//
+//	for dto, err := range dec.All() {
+//		if err != nil { log.Print(err); continue }
+//		…
+//	}
+func (d *Decoder) All() iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for {
+			v, err := d.Decode()
+			if err == io.EOF {
+				return
+			}
+			if !yield(v, err) {
+				return
+			}
+			var le *LineError
+			if err != nil && !errors.As(err, &le) {
+				return
+			}
+		}
+	}
+}
+
+// Line returns the 1-based number of the line last read.
+func (d *Decoder) Line() int { return d.line }
+
+// Raw returns the bytes of the line last read, without its line ending. The
+// slice aliases the Decoder's buffer: it is valid only until the next call
+// to Decode, and must not be modified. It is empty after a line that was too
+// long.
+func (d *Decoder) Raw() []byte { return d.raw }
+
+// InputOffset returns the number of bytes of the stream consumed so far.
+func (d *Decoder) InputOffset() int64 { return d.base + int64(d.start) }
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// next returns the next line without its ending; a last line without a
+// newline is returned too (atEOF then reports true).
+func (d *Decoder) next() ([]byte, error) {
+	d.raw = nil
+	for {
+		if i := bytes.IndexByte(d.buf[d.start+d.scanned:d.end], '\n'); i >= 0 {
+			n := d.scanned + i
+			return d.take(n, n+1), nil
+		}
+		d.scanned = d.end - d.start
+		if d.scanned > d.max {
+			return nil, d.skipLong()
+		}
+		if d.rerr != nil {
+			if d.end > d.start {
+				n := d.end - d.start
+				return d.take(n, n), nil
+			}
+			return nil, d.readErr()
+		}
+		d.fill()
+	}
+}
+
+// take returns the line of n bytes at d.start and consumes adv bytes.
+func (d *Decoder) take(n, adv int) []byte {
+	d.line++
+	d.lineOff = d.base + int64(d.start)
+	line := d.buf[d.start : d.start+n]
+	d.start += adv
+	d.scanned = 0
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	d.raw = line
+	return line
+}
+
+func (d *Decoder) readErr() error {
+	if d.rerr == io.EOF {
+		return io.EOF
+	}
+	return fmt.Errorf("stream: read after line %d, byte %d: %w", d.line, d.InputOffset(), d.rerr)
+}
+
+// atEOF reports whether the line last taken was the stream's last bytes and
+// had no newline.
+func (d *Decoder) atEOF() bool {
+	return d.rerr != nil && d.start == d.end && (d.end == 0 || d.buf[d.end-1] != '\n')
+}
+
+// fill reads more bytes, compacting or growing the buffer first.
+func (d *Decoder) fill() {
+	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
+		d.base += int64(d.start)
+		d.end = copy(d.buf, d.buf[d.start:d.end])
+		d.start = 0
+	}
+	if d.end == len(d.buf) {
+		size := max(64<<10, 2*len(d.buf))
+		size = min(size, d.max+1)
+		if size <= len(d.buf) {
+			size = len(d.buf) + 4096
+		}
+		nb := make([]byte, size)
+		copy(nb, d.buf[d.start:d.end])
+		d.base += int64(d.start)
+		d.end -= d.start
+		d.start = 0
+		d.buf = nb
+	}
+	for tries := 0; tries < 100; tries++ {
+		n, err := d.r.Read(d.buf[d.end:])
+		d.end += n
+		if err != nil {
+			d.rerr = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	d.rerr = io.ErrNoProgress
+}
+
+// skipLong discards the rest of a line longer than the limit, reading in
+// place, and returns its error.
+func (d *Decoder) skipLong() error {
+	d.line++
+	d.lineOff = d.base + int64(d.start)
+	size := int64(d.end - d.start)
+	for {
+		d.base += int64(d.end)
+		d.start, d.end = 0, 0
+		if d.rerr != nil {
+			break
+		}
+		d.fill()
+		if i := bytes.IndexByte(d.buf[:d.end], '\n'); i >= 0 {
+			size += int64(i)
+			d.start = i + 1
+			break
+		}
+		size += int64(d.end)
+	}
+	d.scanned = 0
+	return &LineError{Line: d.line, Offset: d.lineOff,
+		Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrLineTooLong, size, d.max)}
+}
+
+// decodeLine decodes one non-blank line.
+func (d *Decoder) decodeLine(line []byte) (any, error) {
+	p := &d.p
+	p.data, p.pos = line, 0
+	var (
+		hasV, hasType, hasAt bool
+		v                    int64
+		typ                  string
+		at                   time.Time
+		k                    *kind
+		dv                   reflect.Value
+		fault                *parseError
+	)
+	d.pending = d.pending[:0]
+	lineErr := func(e *parseError) error {
+		le := &LineError{Line: d.line, Offset: d.lineOff + int64(e.pos), Type: typ, Field: e.field, Err: e.err}
+		if errors.Is(e.err, ErrSyntax) && e.pos >= len(line) && d.atEOF() {
+			le.Err = fmt.Errorf("%w: the stream ends inside the line (%d bytes)", ErrTruncated, len(line))
+		}
+		return le
+	}
+	keep := func(e *parseError) *parseError {
+		if !errors.Is(e.err, ErrFieldType) && !errors.Is(e.err, ErrBadTime) {
+			return e
+		}
+		if fault == nil {
+			fault = e
+		}
+		return nil
+	}
+	if err := p.expect('{', "'{'"); err != nil {
+		return nil, lineErr(err)
+	}
+	if p.peek() == '}' {
+		p.pos++
+	} else {
+		for {
+			if p.peek() != '"' {
+				return nil, lineErr(p.syntax("a string key"))
+			}
+			keyPos := p.pos
+			key, err := p.stringBytes()
+			if err != nil {
+				return nil, lineErr(err)
+			}
+			if err := p.expect(':', "':'"); err != nil {
+				return nil, lineErr(err)
+			}
+			valPos := p.pos
+			switch string(key) {
+			case "v":
+				hasV = true
+				err = d.header(&v, nil, nil)
+			case "type":
+				if hasType {
+					err = &parseError{pos: valPos, field: "type", err: fmt.Errorf("%w: type given twice", ErrFieldType)}
+					err = cmp0(p.skip(1), err)
+					break
+				}
+				hasType = true
+				err = d.header(nil, &typ, nil)
+				if err == nil {
+					if k = kindByType[typ]; k != nil {
+						dv = d.dto(k)
+					}
+				}
+			case "at":
+				hasAt = true
+				err = d.header(nil, nil, &at)
+			default:
+				switch {
+				case k != nil:
+					err = d.field(k.codec, string(key), dv)
+				case !hasType:
+					d.pending = append(d.pending, pendingField{key: keyPos, val: valPos})
+					fallthrough
+				default:
+					err = p.skip(1)
+				}
+			}
+			if err != nil {
+				if err = keep(err); err != nil {
+					return nil, lineErr(err)
+				}
+			}
+			switch p.peek() {
+			case ',':
+				p.pos++
+				continue
+			case '}':
+				p.pos++
+			default:
+				return nil, lineErr(p.syntax("',' or '}'"))
+			}
+			break
+		}
+	}
+	if p.peek() != 0 {
+		return nil, lineErr(p.syntax("the end of the line"))
+	}
+	if k != nil {
+		end := p.pos
+		for _, pf := range d.pending {
+			p.pos = pf.key
+			key, _ := p.stringBytes() // checked above
+			p.pos = pf.val
+			if err := d.field(k.codec, string(key), dv); err != nil {
+				if err = keep(err); err != nil {
+					return nil, lineErr(err)
+				}
+			}
+		}
+		p.pos = end
+	}
+	switch {
+	case hasV && v != SchemaVersion:
+		return nil, lineErr(&parseError{field: "v",
+			err: fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, v, SchemaVersion)})
+	case fault != nil && (fault.field == "type" || fault.field == "v"):
+		return nil, lineErr(fault)
+	case !hasType:
+		return nil, lineErr(&parseError{field: "type", err: fmt.Errorf("%w: every line has a type", ErrMissingField)})
+	case !hasV:
+		return nil, lineErr(&parseError{field: "v", err: fmt.Errorf("%w: every line has a v", ErrMissingField)})
+	case fault != nil:
+		return nil, lineErr(fault)
+	case !hasAt:
+		return nil, lineErr(&parseError{field: "at", err: fmt.Errorf("%w: every line has an at", ErrMissingField)})
+	}
+	if k == nil {
+		return UnknownDTO{V: int(v), Type: typ, At: at, Raw: bytes.Clone(line)}, nil
+	}
+	h := dv.Field(0) // the embedded header; its exported fields are settable
+	h.Field(0).SetInt(v)
+	h.Field(1).SetString(k.typ)
+	h.Field(2).Set(reflect.ValueOf(at))
+	return dv.Interface(), nil
+}
+
+// cmp0 returns the first non-nil fault.
+func cmp0(a, b *parseError) *parseError {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// dto returns the zeroed scratch DTO of kind k.
+func (d *Decoder) dto(k *kind) reflect.Value {
+	i := k.index
+	if !d.scratch[i].IsValid() {
+		d.scratch[i] = reflect.New(k.dto).Elem()
+	} else {
+		d.scratch[i].SetZero()
+	}
+	return d.scratch[i]
+}
+
+// field decodes the value at p.pos into the DTO field named key, or skips it
+// when the DTO has no such field.
+func (d *Decoder) field(c *structCodec, key string, dv reflect.Value) *parseError {
+	p := &d.p
+	i, ok := c.byName[key]
+	if !ok {
+		return p.skip(1)
+	}
+	f := &c.fields[i]
+	if err := p.value(f, fieldOf(dv, f.index), 1); err != nil {
+		return withField(err, f.name)
+	}
+	return nil
+}
+
+// header decodes one of the common fields v, type and at.
+func (d *Decoder) header(v *int64, typ *string, at *time.Time) *parseError {
+	p := &d.p
+	start := p.pos
+	c := p.peek()
+	switch {
+	case v != nil:
+		if c == '-' || (c >= '0' && c <= '9') {
+			span, integer, err := p.number()
+			if err != nil {
+				return err
+			}
+			n, ok := int64(0), false
+			if integer {
+				n, ok = parseInt(span, 64)
+			}
+			if !ok {
+				return &parseError{pos: start, field: "v", err: fmt.Errorf("%w: v is %s, want an integer", ErrFieldType, span)}
+			}
+			*v = n
+			return nil
+		}
+		return d.wrongType(start, "v", "integer")
+	case typ != nil:
+		if c != '"' {
+			return d.wrongType(start, "type", "string")
+		}
+		b, err := p.stringBytes()
+		if err != nil {
+			return err
+		}
+		if k, ok := kindByType[string(b)]; ok {
+			*typ = k.typ
+		} else {
+			*typ = string(b)
+		}
+		return nil
+	default:
+		if c != '"' {
+			return d.wrongType(start, "at", "string")
+		}
+		b, err := p.stringBytes()
+		if err != nil {
+			return err
+		}
+		t, ok := parseAt(b)
+		if !ok {
+			return &parseError{pos: start, field: "at",
+				err: fmt.Errorf("%w: %q is not an RFC 3339 time in UTC", ErrBadTime, b)}
+		}
+		*at = t
+		return nil
+	}
+}
+
+func (d *Decoder) wrongType(start int, name, want string) *parseError {
+	p := &d.p
+	got := p.jsonKind()
+	if err := p.skip(1); err != nil {
+		return err
+	}
+	return &parseError{pos: start, field: name, err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, want, got)}
+}
+
+// parseAt parses an RFC 3339 time whose offset is zero and returns it in UTC.
+func parseAt(b []byte) (time.Time, bool) {
+	var t time.Time
+	if t.UnmarshalText(b) != nil {
+		return time.Time{}, false
+	}
+	if _, off := t.Zone(); off != 0 {
+		return time.Time{}, false
+	}
+	return t.UTC(), true
+}

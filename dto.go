@@ -1,0 +1,407 @@
+package stream
+
+import (
+	"reflect"
+	"time"
+)
+
+// SchemaVersion is the stream's schema version, the v of every line. It is
+// bumped only on a breaking change: a removed or renamed field, a changed
+// type, or a changed meaning. New event types and new fields keep version 1.
+const SchemaVersion = 1
+
+// The wire names of the event types, the type field of every line.
+const (
+	TypeRunStarted       = "run_started"
+	TypePreflightWarning = "preflight_warning"
+	TypeUserMessage      = "user_message"
+	TypeDeveloperMessage = "developer_message"
+	TypeControlInput     = "control_input"
+	TypeTurnStarted      = "turn_started"
+	TypeModelResponded   = "model_responded"
+	TypeToolCalled       = "tool_called"
+	TypeToolStarted      = "tool_started"
+	TypeToolFinished     = "tool_finished"
+	TypeAssistantMessage = "assistant_message"
+	TypeReasoning        = "reasoning"
+	TypeRunnerError      = "runner_error"
+	TypeRunFinished      = "run_finished"
+)
+
+// header holds the fields every line starts with. Each event DTO embeds it
+// first, so V, Type and At are promoted and written first.
+type header struct {
+	V    int       `json:"v"`
+	Type string    `json:"type"`
+	At   time.Time `json:"at"`
+}
+
+func (h *header) hdr() *header { return h }
+
+// RunStartedDTO is the wire form of [RunStarted].
+type RunStartedDTO struct {
+	header
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	Effort    string `json:"effort"`
+	Workspace string `json:"workspace"`
+}
+
+// PreflightWarningDTO is the wire form of [PreflightWarning].
+type PreflightWarningDTO struct {
+	header
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// UserMessageDTO is the wire form of [UserMessage].
+type UserMessageDTO struct {
+	header
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// DeveloperMessageDTO is the wire form of [DeveloperMessage].
+type DeveloperMessageDTO struct {
+	header
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+// ControlInputDTO is the wire form of [ControlInput].
+type ControlInputDTO struct {
+	header
+	ID     string `json:"id"`
+	Mode   string `json:"mode"`
+	Effort string `json:"effort,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// TurnStartedDTO is the wire form of [TurnStarted].
+type TurnStartedDTO struct {
+	header
+	Turn   int    `json:"turn"`
+	TurnID string `json:"turn_id,omitempty"`
+}
+
+// ModelRespondedDTO is the wire form of [ModelResponded].
+type ModelRespondedDTO struct {
+	header
+	Turn       int       `json:"turn"`
+	TurnID     string    `json:"turn_id,omitempty"`
+	DurationMS int64     `json:"duration_ms"`
+	Usage      TokensDTO `json:"usage"`
+	Stop       string    `json:"stop,omitempty"`
+	Failure    string    `json:"failure,omitempty"`
+}
+
+// ToolCalledDTO is the wire form of [ToolCalled].
+type ToolCalledDTO struct {
+	header
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Label     string `json:"label"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// ToolStartedDTO is the wire form of [ToolStarted].
+type ToolStartedDTO struct {
+	header
+	CallID  string `json:"call_id"`
+	OpID    string `json:"op_id"`
+	Name    string `json:"name"`
+	Label   string `json:"label"`
+	OpType  string `json:"op_type,omitempty"`
+	OutPath string `json:"out_path,omitempty"`
+	ErrPath string `json:"err_path,omitempty"`
+}
+
+// ToolFinishedDTO is the wire form of [ToolFinished].
+type ToolFinishedDTO struct {
+	header
+	CallID     string `json:"call_id"`
+	OpID       string `json:"op_id,omitempty"`
+	Name       string `json:"name"`
+	Label      string `json:"label"`
+	OK         bool   `json:"ok"`
+	Detail     string `json:"detail"`
+	DurationMS int64  `json:"duration_ms"`
+	OpType     string `json:"op_type,omitempty"`
+	OutPath    string `json:"out_path,omitempty"`
+	ErrPath    string `json:"err_path,omitempty"`
+}
+
+// AssistantMessageDTO is the wire form of [AssistantMessage].
+type AssistantMessageDTO struct {
+	header
+	Turn  int    `json:"turn,omitempty"`
+	Text  string `json:"text"`
+	Final bool   `json:"final"`
+}
+
+// ReasoningDTO is the wire form of [ReasoningSummary].
+type ReasoningDTO struct {
+	header
+	Turn int    `json:"turn,omitempty"`
+	Text string `json:"text"`
+}
+
+// RunnerErrorDTO is the wire form of [RunnerError].
+type RunnerErrorDTO struct {
+	header
+	Message string `json:"message"`
+}
+
+// RunFinishedDTO is the wire form of [RunFinished]. Summary has the shape of
+// summary.json.
+type RunFinishedDTO struct {
+	header
+	Summary SummaryDTO `json:"summary"`
+}
+
+// UnknownDTO is a line whose type this package does not know. The [Decoder]
+// returns it instead of an error, so that additive changes to the contract
+// do not break readers. Raw is the whole line without its line ending; it is
+// owned by the UnknownDTO.
+type UnknownDTO struct {
+	V    int
+	Type string
+	At   time.Time
+	Raw  []byte
+}
+
+// kind is one row of the event table: everything the package knows about
+// one event type.
+type kind struct {
+	index int          // position in kinds
+	typ   string       // wire name
+	dto   reflect.Type // DTO struct type
+	event reflect.Type // domain struct type
+	codec *structCodec // the DTO's fields, for encoding and decoding
+
+	toDTO   func(e Event, at time.Time) any
+	toEvent func(dto any) Event
+	// encode appends e's line, without the newline, as if toDTO had been
+	// encoded, but without boxing the DTO.
+	encode func(b []byte, e Event, at time.Time) ([]byte, error)
+}
+
+// dtoPtr is satisfied by pointers to the event DTOs.
+type dtoPtr[D any] interface {
+	*D
+	hdr() *header
+}
+
+// def makes a table row from the two conversions of one event type.
+func def[E Event, D any, P dtoPtr[D]](typ string, to func(E) D, from func(D) E) *kind {
+	k := &kind{
+		typ:   typ,
+		dto:   reflect.TypeFor[D](),
+		event: reflect.TypeFor[E](),
+	}
+	build := func(e Event, at time.Time) *D {
+		d := new(D)
+		*d = to(e.(E))
+		h := P(d).hdr()
+		h.V, h.Type, h.At = SchemaVersion, typ, at.UTC()
+		return d
+	}
+	k.toDTO = func(e Event, at time.Time) any { return *build(e, at) }
+	k.toEvent = func(dto any) Event { return from(dto.(D)) }
+	k.encode = func(b []byte, e Event, at time.Time) ([]byte, error) {
+		return k.codec.appendObject(b, reflect.ValueOf(build(e, at)).Elem())
+	}
+	return k
+}
+
+// kinds is the event table: the one place that lists the event types.
+var kinds = []*kind{
+	def(TypeRunStarted,
+		func(e RunStarted) RunStartedDTO {
+			return RunStartedDTO{RunID: e.RunID, SessionID: e.SessionID, Provider: e.Provider,
+				Model: e.Model, Effort: e.Effort, Workspace: e.Workspace}
+		},
+		func(d RunStartedDTO) RunStarted {
+			return RunStarted{At: d.At, RunID: d.RunID, SessionID: d.SessionID, Provider: d.Provider,
+				Model: d.Model, Effort: d.Effort, Workspace: d.Workspace}
+		}),
+	def(TypePreflightWarning,
+		func(e PreflightWarning) PreflightWarningDTO {
+			return PreflightWarningDTO{Code: e.Code, Message: e.Message}
+		},
+		func(d PreflightWarningDTO) PreflightWarning {
+			return PreflightWarning{At: d.At, Code: d.Code, Message: d.Message}
+		}),
+	def(TypeUserMessage,
+		func(e UserMessage) UserMessageDTO { return UserMessageDTO{ID: e.ID, Text: e.Text} },
+		func(d UserMessageDTO) UserMessage { return UserMessage{At: d.At, ID: d.ID, Text: d.Text} }),
+	def(TypeDeveloperMessage,
+		func(e DeveloperMessage) DeveloperMessageDTO { return DeveloperMessageDTO{ID: e.ID, Text: e.Text} },
+		func(d DeveloperMessageDTO) DeveloperMessage {
+			return DeveloperMessage{At: d.At, ID: d.ID, Text: d.Text}
+		}),
+	def(TypeControlInput,
+		func(e ControlInput) ControlInputDTO {
+			return ControlInputDTO{ID: e.ID, Mode: e.Mode, Effort: e.Effort, Reason: e.Reason}
+		},
+		func(d ControlInputDTO) ControlInput {
+			return ControlInput{At: d.At, ID: d.ID, Mode: d.Mode, Effort: d.Effort, Reason: d.Reason}
+		}),
+	def(TypeTurnStarted,
+		func(e TurnStarted) TurnStartedDTO { return TurnStartedDTO{Turn: e.Turn, TurnID: e.TurnID} },
+		func(d TurnStartedDTO) TurnStarted { return TurnStarted{At: d.At, Turn: d.Turn, TurnID: d.TurnID} }),
+	def(TypeModelResponded,
+		func(e ModelResponded) ModelRespondedDTO {
+			return ModelRespondedDTO{Turn: e.Turn, TurnID: e.TurnID, DurationMS: e.Duration.Milliseconds(),
+				Usage: tokensToDTO(e.Usage), Stop: e.Stop, Failure: e.Failure}
+		},
+		func(d ModelRespondedDTO) ModelResponded {
+			return ModelResponded{At: d.At, Turn: d.Turn, TurnID: d.TurnID, Duration: ms(d.DurationMS),
+				Usage: tokensFromDTO(d.Usage), Stop: d.Stop, Failure: d.Failure}
+		}),
+	def(TypeToolCalled,
+		func(e ToolCalled) ToolCalledDTO {
+			return ToolCalledDTO{CallID: e.CallID, Name: e.Name, Label: e.Label, Arguments: e.Arguments}
+		},
+		func(d ToolCalledDTO) ToolCalled {
+			return ToolCalled{At: d.At, CallID: d.CallID, Name: d.Name, Label: d.Label, Arguments: d.Arguments}
+		}),
+	def(TypeToolStarted,
+		func(e ToolStarted) ToolStartedDTO {
+			return ToolStartedDTO{CallID: e.CallID, OpID: e.OpID, Name: e.Name, Label: e.Label,
+				OpType: e.OpType, OutPath: e.OutPath, ErrPath: e.ErrPath}
+		},
+		func(d ToolStartedDTO) ToolStarted {
+			return ToolStarted{At: d.At, CallID: d.CallID, OpID: d.OpID, Name: d.Name, Label: d.Label,
+				OpType: d.OpType, OutPath: d.OutPath, ErrPath: d.ErrPath}
+		}),
+	def(TypeToolFinished,
+		func(e ToolFinished) ToolFinishedDTO {
+			return ToolFinishedDTO{CallID: e.CallID, OpID: e.OpID, Name: e.Name, Label: e.Label, OK: e.OK,
+				Detail: e.Detail, DurationMS: e.Duration.Milliseconds(), OpType: e.OpType,
+				OutPath: e.OutPath, ErrPath: e.ErrPath}
+		},
+		func(d ToolFinishedDTO) ToolFinished {
+			return ToolFinished{At: d.At, CallID: d.CallID, OpID: d.OpID, Name: d.Name, Label: d.Label, OK: d.OK,
+				Detail: d.Detail, Duration: ms(d.DurationMS), OpType: d.OpType,
+				OutPath: d.OutPath, ErrPath: d.ErrPath}
+		}),
+	def(TypeAssistantMessage,
+		func(e AssistantMessage) AssistantMessageDTO {
+			return AssistantMessageDTO{Turn: e.Turn, Text: e.Text, Final: e.Final}
+		},
+		func(d AssistantMessageDTO) AssistantMessage {
+			return AssistantMessage{At: d.At, Turn: d.Turn, Text: d.Text, Final: d.Final}
+		}),
+	def(TypeReasoning,
+		func(e ReasoningSummary) ReasoningDTO { return ReasoningDTO{Turn: e.Turn, Text: e.Text} },
+		func(d ReasoningDTO) ReasoningSummary { return ReasoningSummary{At: d.At, Turn: d.Turn, Text: d.Text} }),
+	def(TypeRunnerError,
+		func(e RunnerError) RunnerErrorDTO { return RunnerErrorDTO{Message: e.Message} },
+		func(d RunnerErrorDTO) RunnerError { return RunnerError{At: d.At, Message: d.Message} }),
+	def(TypeRunFinished,
+		func(e RunFinished) RunFinishedDTO { return RunFinishedDTO{Summary: SummaryToDTO(e.Result)} },
+		func(d RunFinishedDTO) RunFinished {
+			r := SummaryFromDTO(d.Summary)
+			r.Stats = statsFromDTO(d.Summary.Stats)
+			return RunFinished{At: d.At, Result: r}
+		}),
+}
+
+// Indexes over the event table, built once.
+var (
+	kindByType  = map[string]*kind{}
+	kindByEvent = map[reflect.Type]*kind{}
+	kindByDTO   = map[reflect.Type]*kind{}
+)
+
+func init() {
+	for i, k := range kinds {
+		k.index = i
+		k.codec = codecFor(k.dto)
+		kindByType[k.typ] = k
+		kindByEvent[k.event] = k
+		kindByDTO[k.dto] = k
+	}
+}
+
+// EventTypes returns the wire names of the event types this package knows,
+// in the order of the contract's table. The slice is the caller's.
+func EventTypes() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.typ
+	}
+	return out
+}
+
+// kindOf returns the table row of a domain event, accepting a struct or a
+// non-nil pointer to one.
+func kindOf(e Event) (*kind, Event) {
+	if e == nil {
+		return nil, nil
+	}
+	t := reflect.TypeOf(e)
+	if k, ok := kindByEvent[t]; ok {
+		return k, e
+	}
+	if t.Kind() == reflect.Pointer {
+		if k, ok := kindByEvent[t.Elem()]; ok {
+			v := reflect.ValueOf(e)
+			if v.IsNil() {
+				return nil, nil
+			}
+			return k, v.Elem().Interface().(Event)
+		}
+	}
+	return nil, nil
+}
+
+// EventToDTO maps a domain event to its wire form, a value of one of the
+// event DTO types (RunStartedDTO, …, RunFinishedDTO). It accepts the event
+// structs and non-nil pointers to them; ok is false for nil and for events
+// this package does not know. V is SchemaVersion, At is the event's time in
+// UTC, and durations become milliseconds by truncation.
+func EventToDTO(event Event) (dto any, ok bool) {
+	k, e := kindOf(event)
+	if k == nil {
+		return nil, false
+	}
+	return k.toDTO(e, e.OccurredAt()), true
+}
+
+// DTOToEvent maps a wire DTO, as [EventToDTO] or the [Decoder] return it, back
+// to its domain event. ok is false for an [UnknownDTO] and any other value.
+// Unlike [SummaryFromDTO], it keeps the stats of a run_finished summary, so
+// that DTOToEvent(EventToDTO(e)) gives back e up to UTC and millisecond
+// truncation.
+func DTOToEvent(dto any) (event Event, ok bool) {
+	if dto == nil {
+		return nil, false
+	}
+	k, found := kindByDTO[reflect.TypeOf(dto)]
+	if !found {
+		return nil, false
+	}
+	return k.toEvent(dto), true
+}
+
+// TypeOf returns the wire type of a DTO value: the type its Go type stands
+// for, or the Type of an [UnknownDTO]. It returns "" for values that are not
+// DTOs.
+func TypeOf(dto any) string {
+	if u, ok := dto.(UnknownDTO); ok {
+		return u.Type
+	}
+	if dto == nil {
+		return ""
+	}
+	if k, ok := kindByDTO[reflect.TypeOf(dto)]; ok {
+		return k.typ
+	}
+	return ""
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -1,0 +1,103 @@
+package stream_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/uagentkit/stream"
+)
+
+func ExampleSink() {
+	start := time.Date(2026, 9, 23, 12, 32, 7, 481000000, time.UTC)
+	sink := stream.NewSink(os.Stdout)
+	sink.Emit(stream.RunStarted{At: start, RunID: "r1", SessionID: "s1", Provider: "openai-codex",
+		Model: "gpt-6-sol", Effort: "high", Workspace: "/home/dev/demo"})
+	sink.Emit(stream.ToolCalled{At: start.Add(time.Second), CallID: "call_1", Name: "Bash",
+		Label: "ls && cat a.txt", Arguments: `{"command":"ls && cat a.txt"}`})
+	sink.Emit(stream.RunFinished{At: start.Add(2 * time.Second), Result: stream.Result{Status: stream.StatusOK}})
+	sink.Emit(stream.RunnerError{Message: "after run_finished: not written"})
+	if err := sink.Err(); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// {"v":1,"type":"run_started","at":"2026-09-23T12:32:07.481Z","run_id":"r1","session_id":"s1","provider":"openai-codex","model":"gpt-6-sol","effort":"high","workspace":"/home/dev/demo"}
+	// {"v":1,"type":"tool_called","at":"2026-09-23T12:32:08.481Z","call_id":"call_1","name":"Bash","label":"ls && cat a.txt","arguments":"{\"command\":\"ls && cat a.txt\"}"}
+	// {"v":1,"type":"run_finished","at":"2026-09-23T12:32:09.481Z","summary":{"v":1,"status":"ok","runner_exit_code":0,"run_id":"","session_id":"","provider":"","model":"","effort":"","workspace":"","started_at":"0001-01-01T00:00:00Z","wall_ms":0,"stats":{"event_span_ms":0,"model_ms":0,"tool_busy_ms":0,"tool_model_overlap_ms":0,"turns":0,"user_messages":0,"model_responses":0,"tool_calls":0,"failed_tool_calls":0,"max_parallel_tools":0,"tools_by_name":{},"tokens":{"input":0,"cached_input":0,"cache_write_input":0,"output":0,"reasoning":0},"final_answer":false},"answer":""}}
+}
+
+func ExampleEventToDTO() {
+	dto, ok := stream.EventToDTO(stream.ModelResponded{
+		At:       time.Date(2026, 9, 23, 14, 39, 21, 677979000, time.FixedZone("CEST", 2*3600)),
+		Turn:     1,
+		Duration: 2686*time.Millisecond + 900*time.Microsecond,
+		Stop:     stream.StopComplete,
+	})
+	d := dto.(stream.ModelRespondedDTO)
+	fmt.Println(ok, d.Type, d.At, d.DurationMS, d.Stop)
+	// Output: true model_responded 2026-09-23 12:39:21.677979 +0000 UTC 2686 complete
+}
+
+func ExampleDecoder() {
+	const lines = `{"v":1,"type":"run_started","at":"2026-09-23T12:32:07.481Z","run_id":"r1","session_id":"s1","provider":"p","model":"m","effort":"high","workspace":"/w"}
+{"v":1,"type":"tool_called","at":"2026-09-23T12:32:08Z","call_id":"c1","name":"Bash","label":"ls"
+{"v":1,"type":"hologram","at":"2026-09-23T12:32:09Z","beam":true}
+{"at":"2026-09-23T12:32:10Z","text":"hello","final":true,"type":"assistant_message","v":1}
+`
+	dec := stream.NewDecoder(strings.NewReader(lines))
+	for dto, err := range dec.All() {
+		switch d := dto.(type) {
+		case nil:
+			fmt.Println("error:", err)
+		case stream.RunStartedDTO:
+			fmt.Println(d.Type, d.RunID, d.Model)
+		case stream.AssistantMessageDTO:
+			fmt.Println(d.Type, d.Text, d.Final)
+		case stream.UnknownDTO:
+			fmt.Println("unknown", d.Type, len(d.Raw), "bytes")
+		}
+	}
+	// Output:
+	// run_started r1 m
+	// error: stream: line 2, byte 250: tool_called: invalid JSON: unexpected end of line, want ',' or '}'
+	// unknown hologram 65 bytes
+	// assistant_message hello true
+}
+
+func ExampleSummarize() {
+	f, err := os.Open("testdata/run.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	r, err := stream.Summarize(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := r.Summary
+	fmt.Println(s.Status, s.Stats.Turns, s.Stats.ToolCalls, s.Stats.FailedToolCalls, s.Stats.MaxParallelTools)
+	fmt.Println(s.Stats.ModelMS, s.Stats.ToolBusyMS, s.Answer)
+	fmt.Println("matches run_finished:", r.Recorded.Stats.ModelMS == s.Stats.ModelMS, "cut off:", r.CutOff)
+	// Output:
+	// ok 2 3 1 3
+	// 5355 117 a.txt has 3 lines; b.txt does not exist.
+	// matches run_finished: true cut off: false
+}
+
+func ExampleStatsCollector() {
+	t := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	c := stream.NewStatsCollector()
+	c.Add(stream.TurnStarted{At: t, Turn: 1})
+	c.Add(stream.ModelResponded{At: t.Add(2 * time.Second), Turn: 1, Stop: stream.StopComplete})
+	c.Add(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "a", OpID: "1", Name: "Bash"})
+	c.Add(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "b", OpID: "2", Name: "Bash"})
+	c.Add(stream.ToolFinished{At: t.Add(3 * time.Second), CallID: "a", OpID: "1", Name: "Bash", OK: true})
+	c.Add(stream.TurnStarted{At: t.Add(3 * time.Second), Turn: 2})
+	c.Close(t.Add(4 * time.Second)) // op 2 and turn 2 never finished: they run to the close
+	s := c.Stats()
+	fmt.Println(s.ModelTime, s.ToolBusyTime, s.ToolModelOverlap, s.MaxParallelTools, s.ToolsByName)
+	// Output: 3s 2s 1s 2 map[Bash:2]
+}

@@ -1,0 +1,97 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Sink writes each event as one JSON line: the uagent --stream writer.
+//
+// Guarantees:
+//   - A Sink is safe for concurrent use. Each event is encoded into a line of
+//     its own and written with exactly one Write call while a mutex is held,
+//     so concurrent Emits never interleave or tear lines.
+//   - The bytes of a line equal what encoding/json's Encoder with
+//     SetEscapeHTML(false) writes for the event's DTO (see [EventToDTO]).
+//   - The first error is kept: a failed or short write, or an event that
+//     cannot be encoded (a time outside years 0–9999). From then on Emit
+//     writes nothing, and [Sink.Err] returns that error; errors.Is finds the
+//     writer's own error in it. Lines written before the error stay whole.
+//   - At most one run_finished line is written, and nothing after it.
+//   - An event whose At is zero is stamped with the Sink's clock.
+//   - Nil events and events this package does not know are skipped.
+//
+// The Sink does not buffer: each line reaches the writer during its Emit.
+type Sink struct {
+	now func() time.Time // the clock for events without a time
+
+	mu       sync.Mutex // guards the fields below and every Write to w
+	w        io.Writer
+	err      error
+	finished bool // run_finished was written
+}
+
+// NewSink returns a Sink writing to w. With a nil w, Err reports an error
+// and Emit writes nothing.
+func NewSink(w io.Writer) *Sink {
+	s := &Sink{w: w, now: time.Now}
+	if w == nil {
+		s.err = errors.New("stream: nil writer")
+	}
+	return s
+}
+
+// lineBufs recycles the Sink's line buffers.
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// maxPooled is the largest line buffer kept for reuse.
+const maxPooled = 64 << 10
+
+// Emit writes event as one line. It never panics and reports nothing:
+// errors are kept for [Sink.Err].
+func (s *Sink) Emit(event Event) {
+	k, e := kindOf(event)
+	if k == nil {
+		return
+	}
+	at := e.OccurredAt()
+	if at.IsZero() {
+		at = s.now()
+	}
+	bp := lineBufs.Get().(*[]byte)
+	line, encErr := k.encode((*bp)[:0], e, at)
+	line = append(line, '\n')
+
+	s.mu.Lock()
+	switch {
+	case s.err != nil || s.finished:
+	case encErr != nil:
+		s.err = fmt.Errorf("stream: encode %s: %w", k.typ, encErr)
+	default:
+		n, err := s.w.Write(line)
+		if err == nil && n < len(line) {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			s.err = fmt.Errorf("stream: write %s line (%d of %d bytes written): %w", k.typ, n, len(line), err)
+		}
+		s.finished = k.typ == TypeRunFinished
+	}
+	s.mu.Unlock()
+
+	if cap(line) <= maxPooled {
+		*bp = line
+		lineBufs.Put(bp)
+	}
+}
+
+// Err returns the first error of the Sink, or nil. It is safe to call
+// concurrently with Emit.
+func (s *Sink) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}

@@ -1,0 +1,298 @@
+package stream
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Tokens counts a model's tokens. InputTokens includes the cached and
+// cache-write tokens; OutputTokens includes the reasoning tokens.
+type Tokens struct {
+	InputTokens           int64
+	CachedInputTokens     int64
+	CacheWriteInputTokens int64
+	OutputTokens          int64
+	ReasoningTokens       int64
+}
+
+// Add returns the sum of t and u.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{
+		InputTokens:           t.InputTokens + u.InputTokens,
+		CachedInputTokens:     t.CachedInputTokens + u.CachedInputTokens,
+		CacheWriteInputTokens: t.CacheWriteInputTokens + u.CacheWriteInputTokens,
+		OutputTokens:          t.OutputTokens + u.OutputTokens,
+		ReasoningTokens:       t.ReasoningTokens + u.ReasoningTokens,
+	}
+}
+
+// Stats aggregates a run's events. [StatsCollector] computes it exactly as
+// the uagent runner does; see its doc comment for the meaning of each field.
+type Stats struct {
+	EventSpan        time.Duration
+	ModelTime        time.Duration
+	ToolBusyTime     time.Duration
+	ToolModelOverlap time.Duration
+	Turns            int
+	UserMessages     int
+	ModelResponses   int
+	ToolCalls        int
+	FailedToolCalls  int
+	MaxParallelTools int
+	ToolsByName      map[string]int
+	Tokens
+	StopReasons map[string]int
+	Failures    []string
+	Errors      []string
+	Warnings    []string
+	FinalAnswer bool
+}
+
+// Request is a run's identity and settings.
+type Request struct {
+	RunID     string
+	SessionID string
+	Provider  string
+	Model     string
+	Effort    string
+	Workspace string
+}
+
+// Status is the outcome of a run, as written in its summary.
+type Status string
+
+// The statuses of the contract. StatusRunning appears only in summary.json
+// while a run is in progress.
+const (
+	StatusOK          Status = "ok"
+	StatusError       Status = "error"
+	StatusTimeout     Status = "timeout"
+	StatusInterrupted Status = "interrupted"
+	StatusDiskLimit   Status = "disk_limit"
+	StatusRunning     Status = "running"
+)
+
+// Valid reports whether s is one of the statuses a finished run may have
+// (all but StatusRunning).
+func (s Status) Valid() bool {
+	switch s {
+	case StatusOK, StatusError, StatusTimeout, StatusInterrupted, StatusDiskLimit:
+		return true
+	}
+	return false
+}
+
+// Result is a finished run: what summary.json and the run_finished line
+// hold. RunnerExitCode is -1 when the runner was killed.
+type Result struct {
+	Request
+	Status         Status
+	RunnerExitCode int
+	StartedAt      time.Time
+	Wall           time.Duration
+	Stats
+	Answer string
+}
+
+// Classify returns a run's status. A termination of StatusTimeout,
+// StatusInterrupted or StatusDiskLimit wins; any other termination value
+// (conventionally "") means the run ended by itself. Then the status is
+// StatusError when exitCode is non-zero or stats has errors or failures, and
+// StatusOK otherwise.
+func Classify(termination Status, exitCode int, stats Stats) Status {
+	switch termination {
+	case StatusTimeout, StatusInterrupted, StatusDiskLimit:
+		return termination
+	}
+	if exitCode != 0 || len(stats.Errors) > 0 || len(stats.Failures) > 0 {
+		return StatusError
+	}
+	return StatusOK
+}
+
+// Exit codes of a uagent run. ExitUsage also means preflight blocked.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitDiskLimit   = 3
+	ExitTimeout     = 124
+	ExitInterrupted = 130
+)
+
+// ExitCode returns the process exit code of a run that ended with status s:
+// ok 0, error 1, disk_limit 3, timeout 124, interrupted 130. Any other
+// status, StatusRunning included, maps to 1. (2 is a usage error or a
+// blocked preflight, which have no status.)
+func ExitCode(s Status) int {
+	switch s {
+	case StatusOK:
+		return ExitOK
+	case StatusDiskLimit:
+		return ExitDiskLimit
+	case StatusTimeout:
+		return ExitTimeout
+	case StatusInterrupted:
+		return ExitInterrupted
+	}
+	return ExitError
+}
+
+// TokensDTO is the wire form of [Tokens].
+type TokensDTO struct {
+	Input           int64 `json:"input"`
+	CachedInput     int64 `json:"cached_input"`
+	CacheWriteInput int64 `json:"cache_write_input"`
+	Output          int64 `json:"output"`
+	Reasoning       int64 `json:"reasoning"`
+}
+
+// StatsDTO is the wire form of [Stats]. Durations are whole milliseconds,
+// truncated.
+type StatsDTO struct {
+	EventSpanMS        int64          `json:"event_span_ms"`
+	ModelMS            int64          `json:"model_ms"`
+	ToolBusyMS         int64          `json:"tool_busy_ms"`
+	ToolModelOverlapMS int64          `json:"tool_model_overlap_ms"`
+	Turns              int            `json:"turns"`
+	UserMessages       int            `json:"user_messages"`
+	ModelResponses     int            `json:"model_responses"`
+	ToolCalls          int            `json:"tool_calls"`
+	FailedToolCalls    int            `json:"failed_tool_calls"`
+	MaxParallelTools   int            `json:"max_parallel_tools"`
+	ToolsByName        map[string]int `json:"tools_by_name"`
+	Tokens             TokensDTO      `json:"tokens"`
+	StopReasons        map[string]int `json:"stop_reasons,omitempty"`
+	Failures           []string       `json:"failures,omitempty"`
+	Errors             []string       `json:"errors,omitempty"`
+	Warnings           []string       `json:"warnings,omitempty"`
+	FinalAnswer        bool           `json:"final_answer"`
+}
+
+// SummaryDTO is a finished run. It is the run_finished payload and the
+// content of summary.json.
+type SummaryDTO struct {
+	V              int       `json:"v"`
+	Status         string    `json:"status"`
+	RunnerExitCode int       `json:"runner_exit_code"`
+	RunID          string    `json:"run_id"`
+	SessionID      string    `json:"session_id"`
+	Provider       string    `json:"provider"`
+	Model          string    `json:"model"`
+	Effort         string    `json:"effort"`
+	Workspace      string    `json:"workspace"`
+	StartedAt      time.Time `json:"started_at"`
+	WallMS         int64     `json:"wall_ms"`
+	Stats          StatsDTO  `json:"stats"`
+	Answer         string    `json:"answer"`
+}
+
+// SummaryToDTO maps a result to its wire form. StartedAt becomes UTC,
+// durations become milliseconds by truncation, and tools_by_name is always
+// an object, never null. The maps and slices of r are copied.
+func SummaryToDTO(r Result) SummaryDTO {
+	return SummaryDTO{
+		V:              SchemaVersion,
+		Status:         string(r.Status),
+		RunnerExitCode: r.RunnerExitCode,
+		RunID:          r.RunID,
+		SessionID:      r.SessionID,
+		Provider:       r.Provider,
+		Model:          r.Model,
+		Effort:         r.Effort,
+		Workspace:      r.Workspace,
+		StartedAt:      r.StartedAt.UTC(),
+		WallMS:         r.Wall.Milliseconds(),
+		Stats:          statsToDTO(r.Stats),
+		Answer:         r.Answer,
+	}
+}
+
+// SummaryFromDTO restores run metadata from a saved summary. Stats are not
+// restored: callers recompute them from events.jsonl (see [Summarize]).
+func SummaryFromDTO(d SummaryDTO) Result {
+	return Result{
+		Request: Request{
+			RunID:     d.RunID,
+			SessionID: d.SessionID,
+			Provider:  d.Provider,
+			Model:     d.Model,
+			Effort:    d.Effort,
+			Workspace: d.Workspace,
+		},
+		Status:         Status(d.Status),
+		RunnerExitCode: d.RunnerExitCode,
+		StartedAt:      d.StartedAt,
+		Wall:           ms(d.WallMS),
+		Answer:         d.Answer,
+	}
+}
+
+func statsToDTO(s Stats) StatsDTO {
+	byName := maps.Clone(s.ToolsByName)
+	if byName == nil {
+		byName = map[string]int{}
+	}
+	return StatsDTO{
+		EventSpanMS:        s.EventSpan.Milliseconds(),
+		ModelMS:            s.ModelTime.Milliseconds(),
+		ToolBusyMS:         s.ToolBusyTime.Milliseconds(),
+		ToolModelOverlapMS: s.ToolModelOverlap.Milliseconds(),
+		Turns:              s.Turns,
+		UserMessages:       s.UserMessages,
+		ModelResponses:     s.ModelResponses,
+		ToolCalls:          s.ToolCalls,
+		FailedToolCalls:    s.FailedToolCalls,
+		MaxParallelTools:   s.MaxParallelTools,
+		ToolsByName:        byName,
+		Tokens:             tokensToDTO(s.Tokens),
+		StopReasons:        maps.Clone(s.StopReasons),
+		Failures:           slices.Clone(s.Failures),
+		Errors:             slices.Clone(s.Errors),
+		Warnings:           slices.Clone(s.Warnings),
+		FinalAnswer:        s.FinalAnswer,
+	}
+}
+
+func statsFromDTO(d StatsDTO) Stats {
+	return Stats{
+		EventSpan:        ms(d.EventSpanMS),
+		ModelTime:        ms(d.ModelMS),
+		ToolBusyTime:     ms(d.ToolBusyMS),
+		ToolModelOverlap: ms(d.ToolModelOverlapMS),
+		Turns:            d.Turns,
+		UserMessages:     d.UserMessages,
+		ModelResponses:   d.ModelResponses,
+		ToolCalls:        d.ToolCalls,
+		FailedToolCalls:  d.FailedToolCalls,
+		MaxParallelTools: d.MaxParallelTools,
+		ToolsByName:      maps.Clone(d.ToolsByName),
+		Tokens:           tokensFromDTO(d.Tokens),
+		StopReasons:      maps.Clone(d.StopReasons),
+		Failures:         slices.Clone(d.Failures),
+		Errors:           slices.Clone(d.Errors),
+		Warnings:         slices.Clone(d.Warnings),
+		FinalAnswer:      d.FinalAnswer,
+	}
+}
+
+func tokensToDTO(t Tokens) TokensDTO {
+	return TokensDTO{
+		Input:           t.InputTokens,
+		CachedInput:     t.CachedInputTokens,
+		CacheWriteInput: t.CacheWriteInputTokens,
+		Output:          t.OutputTokens,
+		Reasoning:       t.ReasoningTokens,
+	}
+}
+
+func tokensFromDTO(d TokensDTO) Tokens {
+	return Tokens{
+		InputTokens:           d.Input,
+		CachedInputTokens:     d.CachedInput,
+		CacheWriteInputTokens: d.CacheWriteInput,
+		OutputTokens:          d.Output,
+		ReasoningTokens:       d.Reasoning,
+	}
+}
