@@ -55,7 +55,7 @@ func everyEvent() []Event {
 		TurnStarted{At: at(11)},
 		ModelResponded{At: at(12), Turn: 1, TurnID: "t1", Duration: 2686*time.Millisecond + 999*time.Microsecond,
 			Usage: Tokens{InputTokens: 554, CachedInputTokens: 100, CacheWriteInputTokens: 10, OutputTokens: 23, ReasoningTokens: 5},
-			Stop: "max_tokens", Failure: "provider: 500"},
+			Stop:  "max_tokens", Failure: "provider: 500"},
 		ModelResponded{At: at(13)},
 		ToolCalled{At: at(14), CallID: "call_1", Name: "Bash", Label: "ls && echo <ok>", Arguments: `{"command":"ls && echo <ok>"}`},
 		ToolCalled{At: at(15)},
