@@ -336,8 +336,8 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 			valPos := p.pos
 			switch string(key) {
 			case "v":
-				hasV = true
 				err = d.header(&v, nil, nil)
+				hasV = hasV || err == nil
 			case "type":
 				if hasType {
 					err = &parseError{pos: valPos, field: "type", err: fmt.Errorf("%w: type given twice", ErrFieldType)}
@@ -352,8 +352,8 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 					}
 				}
 			case "at":
-				hasAt = true
 				err = d.header(nil, nil, &at)
+				hasAt = hasAt || err == nil
 			default:
 				switch {
 				case k != nil:

@@ -151,3 +151,8 @@ func write(t testing.TB, evs []Event) []byte {
 }
 
 func reflectTypeOf(e Event) reflect.Type { return reflect.TypeOf(e) }
+
+// cmpDiff is cmp.Diff that looks into the DTOs' embedded header.
+func cmpDiff(want, got any) string {
+	return cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true }))
+}

@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -299,7 +298,7 @@ func TestEventToDTORoundTrip(t *testing.T) {
 		require.True(t, ok)
 		back, ok := DTOToEvent(dto)
 		require.True(t, ok)
-		if diff := cmp.Diff(truncated(e), back); diff != "" {
+		if diff := cmpDiff(truncated(e), back); diff != "" {
 			t.Errorf("%T (-want +got):\n%s", e, diff)
 		}
 		assert.Equal(t, TypeOf(dto), kindByEvent[reflectTypeOf(e)].typ)

@@ -1,0 +1,404 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// decodeAll decodes a whole stream, keeping values and errors in order.
+func decodeAll(t testing.TB, r io.Reader, opts ...Option) (dtos []any, errs []error) {
+	t.Helper()
+	dec := NewDecoder(r, opts...)
+	for {
+		v, err := dec.Decode()
+		if err == io.EOF {
+			return dtos, errs
+		}
+		if err != nil {
+			errs = append(errs, err)
+			if _, ok := errors.AsType[*LineError](err); !ok {
+				return dtos, errs
+			}
+			continue
+		}
+		dtos = append(dtos, v)
+	}
+}
+
+// stdlibDecode is what most readers do: encoding/json into the DTO type the
+// line's type names.
+func stdlibDecode(t testing.TB, line []byte) any {
+	t.Helper()
+	var h struct{ Type string }
+	require.NoError(t, json.Unmarshal(line, &h))
+	k := kindByType[h.Type]
+	require.NotNil(t, k, "type %q", h.Type)
+	v := reflect.New(k.dto)
+	require.NoError(t, json.Unmarshal(line, v.Interface()))
+	return v.Elem().Interface()
+}
+
+func lines(b []byte) [][]byte {
+	return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+}
+
+// sortedKeys rewrites a line with its keys in alphabetical order, as the
+// conformance recordings have them.
+func sortedKeys(t testing.TB, line []byte) []byte {
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(line, &m))
+	b, err := json.Marshal(m)
+	require.NoError(t, err)
+	return b
+}
+
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	var stream []byte
+	stream = append(stream, write(t, everyEvent())...)
+	stream = append(stream, write(t, realisticRun())...)
+	for _, s := range hostile {
+		stream = append(stream, write(t, withString(s))...)
+	}
+	want := []any{}
+	for _, l := range lines(stream) {
+		want = append(want, stdlibDecode(t, l))
+	}
+	for name, r := range map[string]func() io.Reader{
+		"whole":         func() io.Reader { return bytes.NewReader(stream) },
+		"one byte":      func() io.Reader { return iotest.OneByteReader(bytes.NewReader(stream)) },
+		"half reads":    func() io.Reader { return iotest.HalfReader(bytes.NewReader(stream)) },
+		"eof with data": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(stream)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, errs := decodeAll(t, r())
+			require.Empty(t, errs)
+			if diff := cmpDiff(want, got); diff != "" {
+				t.Fatalf("(-encoding/json +Decoder):\n%s", diff)
+			}
+		})
+	}
+	t.Run("alphabetical keys", func(t *testing.T) {
+		var sorted []byte
+		for _, l := range lines(stream) {
+			sorted = append(append(sorted, sortedKeys(t, l)...), '\n')
+		}
+		got, errs := decodeAll(t, bytes.NewReader(sorted))
+		require.Empty(t, errs)
+		if diff := cmpDiff(want, got); diff != "" {
+			t.Fatalf("(-encoding/json +Decoder):\n%s", diff)
+		}
+	})
+}
+
+func TestDecodeRoundTripsEvents(t *testing.T) {
+	evs := append(everyEvent()[:len(everyEvent())-1], realisticRun()...)
+	dtos, errs := decodeAll(t, bytes.NewReader(write(t, evs)))
+	require.Empty(t, errs)
+	require.Len(t, dtos, len(evs))
+	for i, e := range evs {
+		want, _ := EventToDTO(e)
+		if d, ok := want.(RunFinishedDTO); ok && d.Summary.Stats.ToolsByName == nil {
+			d.Summary.Stats.ToolsByName = map[string]int{}
+		}
+		if diff := cmpDiff(want, dtos[i]); diff != "" {
+			t.Errorf("%T DTO (-want +got):\n%s", e, diff)
+		}
+		back, ok := DTOToEvent(dtos[i])
+		require.True(t, ok)
+		if diff := cmpDiff(truncated(e), back); diff != "" {
+			t.Errorf("%T event (-want +got):\n%s", e, diff)
+		}
+	}
+}
+
+func conformance(t testing.TB) map[string][]byte {
+	t.Helper()
+	dir := filepath.Join("..", "shared", "conformance")
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(paths) == 0 {
+		t.Skip("no ../shared/conformance streams")
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		out[filepath.Base(p)] = b
+	}
+	return out
+}
+
+func TestDecodeConformanceStreams(t *testing.T) {
+	for name, b := range conformance(t) {
+		t.Run(name, func(t *testing.T) {
+			got, errs := decodeAll(t, bytes.NewReader(b))
+			require.Empty(t, errs)
+			ls := lines(b)
+			require.Len(t, got, len(ls))
+			for i, l := range ls {
+				if diff := cmpDiff(stdlibDecode(t, l), got[i]); diff != "" {
+					t.Errorf("line %d (-encoding/json +Decoder):\n%s", i+1, diff)
+				}
+			}
+		})
+	}
+}
+
+const (
+	goodLine = `{"v":1,"type":"user_message","at":"2026-09-23T12:32:07.502515Z","id":"u1","text":"hi"}`
+	goodTail = `{"v":1,"type":"runner_error","at":"2026-09-23T12:32:08Z","message":"after"}`
+)
+
+func TestDecodeBadLines(t *testing.T) {
+	cases := []struct {
+		name, line string
+		cause      error
+		field      string
+		msg        string
+	}{
+		{"not json", `hello`, ErrSyntax, "", `invalid JSON: unexpected 'h' at byte 0, want '{'`},
+		{"array", `[1,2]`, ErrSyntax, "", "want '{'"},
+		{"unclosed object", `{"v":1,"type":"user_message"`, ErrSyntax, "", "unexpected end of line"},
+		{"trailing garbage", goodLine + `}`, ErrSyntax, "", "want the end of the line"},
+		{"bad escape", `{"v":1,"type":"user_message","at":"2026-09-23T12:32:07Z","text":"\q"}`, ErrSyntax, "text", `invalid escape 'q'`},
+		{"raw control", "{\"v\":1,\"type\":\"user_message\",\"at\":\"2026-09-23T12:32:07Z\",\"text\":\"a\x01\"}", ErrSyntax, "text", "control character 0x01"},
+		{"missing type", `{"v":1,"at":"2026-09-23T12:32:07Z","id":"u"}`, ErrMissingField, "type", ""},
+		{"missing v", `{"type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrMissingField, "v", ""},
+		{"missing at", `{"v":1,"type":"user_message"}`, ErrMissingField, "at", ""},
+		{"type not a string", `{"v":1,"type":5,"at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "type", "want string, got number"},
+		{"v not an integer", `{"v":"1","type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "v", "want integer, got string"},
+		{"v fractional", `{"v":1.5,"type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "v", "v is 1.5"},
+		{"version 2", `{"v":2,"type":"user_message","at":"2026-09-23T12:32:07Z","text":5}`, ErrUnsupportedVersion, "v", "v is 2, this reader knows 1"},
+		{"version 2 after fields", `{"type":"user_message","text":5,"v":2}`, ErrUnsupportedVersion, "v", "v is 2"},
+		{"at unparsable", `{"v":1,"type":"user_message","at":"yesterday"}`, ErrBadTime, "at", `"yesterday" is not an RFC 3339 time in UTC`},
+		{"at not utc", `{"v":1,"type":"user_message","at":"2026-09-23T14:32:07+02:00"}`, ErrBadTime, "at", "in UTC"},
+		{"at a number", `{"v":1,"type":"user_message","at":12}`, ErrFieldType, "at", "want string, got number"},
+		{"turn a string", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":"1"}`, ErrFieldType, "turn", "want integer, got string"},
+		{"turn fractional", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":1.5}`, ErrFieldType, "turn", "1.5 is not a 64-bit integer"},
+		{"turn overflows", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":9223372036854775808}`, ErrFieldType, "turn", "not a 64-bit integer"},
+		{"ok a string", `{"v":1,"type":"tool_finished","at":"2026-09-23T12:32:07Z","ok":"true"}`, ErrFieldType, "ok", "want boolean, got string"},
+		{"usage an array", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":[]}`, ErrFieldType, "usage", "want object, got array"},
+		{"nested field", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":{"input":"x"}}`, ErrFieldType, "usage.input", "want integer"},
+		{"deep summary field", `{"type":"run_finished","summary":{"stats":{"errors":[1]}},"v":1,"at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "summary.stats.errors", "want string, got number"},
+		{"bad started_at", `{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"started_at":"soon"}}`, ErrBadTime, "summary.started_at", "not RFC 3339"},
+		{"type twice", `{"v":1,"type":"user_message","type":"runner_error","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "type", "type given twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := goodLine + "\n" + c.line + "\n" + goodTail + "\n"
+			dtos, errs := decodeAll(t, strings.NewReader(in))
+			require.Len(t, dtos, 2, "the lines around a bad line decode")
+			assert.Equal(t, "u1", dtos[0].(UserMessageDTO).ID)
+			assert.Equal(t, "after", dtos[1].(RunnerErrorDTO).Message)
+			require.Len(t, errs, 1)
+			le, ok := errors.AsType[*LineError](errs[0])
+			require.True(t, ok, "%T", errs[0])
+			assert.Equal(t, 2, le.Line)
+			assert.ErrorIs(t, le, c.cause)
+			assert.Equal(t, c.field, le.Field)
+			assert.GreaterOrEqual(t, le.Offset, int64(len(goodLine)+1))
+			assert.LessOrEqual(t, le.Offset, int64(len(goodLine)+1+len(c.line)))
+			assert.True(t, strings.HasPrefix(le.Error(), "stream: line 2, byte "), le.Error())
+			assert.Contains(t, le.Error(), c.msg)
+		})
+	}
+}
+
+func TestDecodeUnknownTypesAndFields(t *testing.T) {
+	in := `{"v":1,"type":"hologram","at":"2026-09-23T12:32:07Z","beam":{"x":[1,2,{"y":null}]}}` + "\n" +
+		`{"future":"field","v":1,"type":"user_message","at":"2026-09-23T12:32:07Z","id":"u","extra":[true],"text":"t"}` + "\n"
+	dtos, errs := decodeAll(t, strings.NewReader(in))
+	require.Empty(t, errs)
+	require.Len(t, dtos, 2)
+	u := dtos[0].(UnknownDTO)
+	assert.Equal(t, 1, u.V)
+	assert.Equal(t, "hologram", u.Type)
+	assert.Equal(t, "2026-09-23T12:32:07Z", u.At.Format(timeRFC3339Nano))
+	assert.Equal(t, strings.Split(in, "\n")[0], string(u.Raw))
+	assert.Equal(t, "hologram", TypeOf(u))
+	m := dtos[1].(UserMessageDTO)
+	assert.Equal(t, "u", m.ID)
+	assert.Equal(t, "t", m.Text)
+}
+
+const timeRFC3339Nano = "2006-01-02T15:04:05.999999999Z07:00"
+
+func TestDecodeLineEndings(t *testing.T) {
+	sep := "{\"v\":1,\"type\":\"user_message\",\"at\":\"2026-09-23T12:32:07Z\",\"text\":\"a\u2028b\u2029c\"}"
+	in := goodLine + "\r\n" + "\n" + "   \r\n" + sep + "\r\n" + goodTail // no final newline
+	dec := NewDecoder(strings.NewReader(in))
+	var got []string
+	var nums []int
+	for dto, err := range dec.All() {
+		require.NoError(t, err)
+		got = append(got, TypeOf(dto))
+		nums = append(nums, dec.Line())
+		if m, ok := dto.(UserMessageDTO); ok && m.ID == "" {
+			assert.Equal(t, "a\u2028b\u2029c", m.Text)
+		}
+	}
+	assert.Equal(t, []string{"user_message", "user_message", "runner_error"}, got)
+	assert.Equal(t, []int{1, 4, 5}, nums)
+}
+
+func TestDecodeTruncatedLastLine(t *testing.T) {
+	for _, cut := range []int{1, 10, len(goodTail) / 2, len(goodTail) - 1} {
+		in := goodLine + "\n" + goodLine + "\n" + goodTail[:cut]
+		dtos, errs := decodeAll(t, strings.NewReader(in))
+		assert.Len(t, dtos, 2, "every complete line comes first")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrTruncated)
+		le, _ := errors.AsType[*LineError](errs[0])
+		require.NotNil(t, le)
+		assert.Equal(t, 3, le.Line)
+		assert.Contains(t, le.Error(), "stream: line 3, byte ")
+	}
+	// A cut-off line in the middle is malformed, not truncated.
+	_, errs := decodeAll(t, strings.NewReader(goodTail[:20]+"\n"+goodLine+"\n"))
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrSyntax)
+	assert.NotErrorIs(t, errs[0], ErrTruncated)
+}
+
+func TestDecodeLongLines(t *testing.T) {
+	long := `{"v":1,"type":"tool_called","at":"2026-09-23T12:32:07Z","call_id":"c","name":"Write","label":"w","arguments":"` +
+		strings.Repeat("x", 10<<20) + `"}`
+	t.Run("default limit decodes 10 MiB", func(t *testing.T) {
+		dtos, errs := decodeAll(t, iotest.HalfReader(strings.NewReader(goodLine+"\n"+long+"\n"+goodTail+"\n")))
+		require.Empty(t, errs)
+		require.Len(t, dtos, 3)
+		assert.Len(t, dtos[1].(ToolCalledDTO).Arguments, 10<<20)
+	})
+	t.Run("over the limit is skipped", func(t *testing.T) {
+		const limit = 4096
+		for _, tail := range []string{"\n" + goodTail + "\n", ""} {
+			dec := NewDecoder(strings.NewReader(goodLine+"\n"+long+tail), WithMaxLineSize(limit))
+			v, err := dec.Decode()
+			require.NoError(t, err)
+			assert.IsType(t, UserMessageDTO{}, v)
+			_, err = dec.Decode()
+			require.ErrorIs(t, err, ErrLineTooLong)
+			assert.Contains(t, err.Error(), fmt.Sprintf("stream: line 2, byte %d: line too long: %d bytes, the limit is 4096", len(goodLine)+1, len(long)))
+			assert.LessOrEqual(t, cap(dec.buf), limit+1, "the long line is not held")
+			if tail != "" {
+				v, err = dec.Decode()
+				require.NoError(t, err)
+				assert.Equal(t, "after", v.(RunnerErrorDTO).Message)
+				assert.Equal(t, 3, dec.Line())
+			}
+			_, err = dec.Decode()
+			assert.Equal(t, io.EOF, err)
+		}
+	})
+	t.Run("exactly the limit", func(t *testing.T) {
+		dtos, errs := decodeAll(t, strings.NewReader(goodLine+"\n"), WithMaxLineSize(len(goodLine)))
+		assert.Empty(t, errs)
+		assert.Len(t, dtos, 1)
+		_, errs = decodeAll(t, strings.NewReader(goodLine+"\n"), WithMaxLineSize(len(goodLine)-1))
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrLineTooLong)
+	})
+}
+
+var errBroken = errors.New("broken pipe")
+
+func TestDecodeReadErrors(t *testing.T) {
+	r := io.MultiReader(strings.NewReader(goodLine+"\n"+goodTail[:10]), iotest.ErrReader(errBroken))
+	dec := NewDecoder(r)
+	_, err := dec.Decode()
+	require.NoError(t, err)
+	_, err = dec.Decode()
+	assert.ErrorIs(t, err, ErrTruncated, "the partial line is reported first")
+	_, err = dec.Decode()
+	require.ErrorIs(t, err, errBroken)
+	assert.Equal(t, "stream: read after line 2, byte 97: broken pipe", err.Error())
+	_, err = dec.Decode()
+	assert.ErrorIs(t, err, errBroken, "the read error is sticky")
+
+	dec = NewDecoder(strings.NewReader(""))
+	_, err = dec.Decode()
+	assert.True(t, err == io.EOF, "io.EOF is returned as it is: %v", err)
+
+	var n int
+	for range NewDecoder(io.MultiReader(strings.NewReader(goodLine+"\n"), iotest.ErrReader(errBroken))).All() {
+		n++
+	}
+	assert.Equal(t, 2, n, "All yields the line, then the read error, then stops")
+}
+
+// chunkReader returns data in chunks of pseudo-random sizes.
+type chunkReader struct {
+	data []byte
+	rnd  *rand.Rand
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := min(len(p), len(c.data), 1+c.rnd.IntN(64))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range [][]byte{[]byte(goodLine), []byte("{"), []byte(`{"v":1,"type":"x","at":"2026-09-23T12:32:07Z"}`),
+		[]byte("\r\n\r\n"), []byte(`{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"stats":{"tools_by_name":{"a":1}}}}`)} {
+		f.Add(s, uint64(1))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
+		// The fuzz bytes, then a valid line that must survive them.
+		in := append(append(bytes.Clone(data), '\n'), goodTail...)
+		in = append(in, '\n')
+		whole, wholeErrs := decodeAll(t, bytes.NewReader(in))
+		chunked, chunkedErrs := decodeAll(t, &chunkReader{data: in, rnd: rand.New(rand.NewPCG(seed, 7))})
+		for _, err := range append(wholeErrs, chunkedErrs...) {
+			le, ok := errors.AsType[*LineError](err)
+			require.True(t, ok, "not a line error: %v", err)
+			require.GreaterOrEqual(t, le.Line, 1)
+			require.True(t, strings.HasPrefix(err.Error(), "stream: line "), err.Error())
+		}
+		require.NotEmpty(t, whole, "the valid last line was lost")
+		last := whole[len(whole)-1]
+		require.Equal(t, RunnerErrorDTO{header: header{V: 1, Type: TypeRunnerError, At: last.(RunnerErrorDTO).At}, Message: "after"}, last)
+		require.Equal(t, len(wholeErrs), len(chunkedErrs), "chunking changes nothing")
+		if diff := cmpDiff(whole, chunked); diff != "" {
+			t.Fatalf("chunking changed the result:\n%s", diff)
+		}
+	})
+}
+
+// FuzzRoundTrip writes events holding arbitrary strings and numbers through
+// the Sink, decodes them, and compares with encoding/json's reading.
+func FuzzRoundTrip(f *testing.F) {
+	for _, s := range hostile[:len(hostile)-1] {
+		f.Add(s, int64(1234567))
+	}
+	f.Fuzz(func(t *testing.T, s string, n int64) {
+		evs := withString(s)
+		evs = append(evs[:len(evs)-1], ModelResponded{At: t0.Add(time.Duration(n)), Turn: int(n), Duration: time.Duration(n),
+			Usage: Tokens{InputTokens: n, OutputTokens: -n}}, evs[len(evs)-1])
+		out := write(t, evs)
+		got, errs := decodeAll(t, bytes.NewReader(out))
+		require.Empty(t, errs)
+		for i, l := range lines(out) {
+			if diff := cmpDiff(stdlibDecode(t, l), got[i]); diff != "" {
+				t.Fatalf("line %d (-encoding/json +Decoder):\n%s", i+1, diff)
+			}
+		}
+	})
+}

@@ -1,0 +1,454 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStatsReproduceTheRunner(t *testing.T) {
+	for name, b := range conformance(t) {
+		t.Run(name, func(t *testing.T) {
+			r, err := Summarize(bytes.NewReader(b))
+			require.NoError(t, err)
+			require.Empty(t, r.LineErrors)
+			require.NotNil(t, r.Recorded)
+			assert.False(t, r.CutOff)
+			if d := cmpDiff(r.Recorded.Stats, r.Summary.Stats); d != "" {
+				t.Errorf("stats (-runner +recomputed):\n%s", d)
+			}
+			assert.Equal(t, r.Recorded.Answer, r.Summary.Answer)
+			if d := cmpDiff(*r.Recorded, r.Summary); d != "" {
+				t.Errorf("summary (-runner +recomputed):\n%s", d)
+			}
+		})
+	}
+}
+
+// ms0 is a time n milliseconds (or fractions of one) after t0.
+func ms0(n float64) time.Time { return t0.Add(time.Duration(n * float64(time.Millisecond))) }
+
+func TestStatsRules(t *testing.T) {
+	tool := func(call, op string, start, end float64) []Event {
+		evs := []Event{ToolStarted{At: ms0(start), CallID: call, OpID: op, Name: "Bash"}}
+		if end >= 0 {
+			evs = append(evs, ToolFinished{At: ms0(end), CallID: call, OpID: op, Name: "Bash", OK: true})
+		}
+		return evs
+	}
+	cat := func(parts ...[]Event) (out []Event) {
+		for _, p := range parts {
+			out = append(out, p...)
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		events []Event
+		close  float64
+		check  func(t *testing.T, s Stats, answer string)
+	}{
+		{"back-to-back tools count one", cat(tool("a", "1", 0, 100), tool("b", "2", 100, 200)), 200,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 1, s.MaxParallelTools)
+				assert.Equal(t, 200*time.Millisecond, s.ToolBusyTime)
+			}},
+		{"overlapping tools count two", cat(tool("a", "1", 0, 100), tool("b", "2", 50, 200)), 200,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 2, s.MaxParallelTools)
+				assert.Equal(t, 200*time.Millisecond, s.ToolBusyTime)
+			}},
+		{"a tool that never finishes runs to the close", cat(tool("a", "1", 0, 100), tool("b", "2", 50, -1),
+			[]Event{UserMessage{At: ms0(300)}}), 1000,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, time.Second, s.ToolBusyTime)
+				assert.Equal(t, 300*time.Millisecond, s.EventSpan)
+			}},
+		{"an unfinished tool runs to the latest event when that is later than the close", cat(tool("a", "1", 0, -1),
+			[]Event{UserMessage{At: ms0(500)}}), 100,
+			func(t *testing.T, s Stats, _ string) { assert.Equal(t, 500*time.Millisecond, s.ToolBusyTime) }},
+		{"a turn still open at the end", []Event{TurnStarted{At: ms0(0), Turn: 1}, ToolCalled{At: ms0(40)}}, 100,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 100*time.Millisecond, s.ModelTime)
+				assert.Equal(t, 1, s.Turns)
+				assert.Equal(t, 0, s.ModelResponses)
+			}},
+		{"a second turn_started replaces the start", []Event{TurnStarted{At: ms0(0), Turn: 1}, TurnStarted{At: ms0(60), Turn: 2},
+			ModelResponded{At: ms0(100), Turn: 2}}, 100,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 40*time.Millisecond, s.ModelTime)
+				assert.Equal(t, 2, s.Turns)
+				assert.Equal(t, 100*time.Millisecond, s.EventSpan)
+			}},
+		{"a response without an open turn adds no model time", []Event{ModelResponded{At: ms0(0)}, TurnStarted{At: ms0(10)},
+			ModelResponded{At: ms0(30)}, ModelResponded{At: ms0(90)}}, 90,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 20*time.Millisecond, s.ModelTime)
+				assert.Equal(t, 3, s.ModelResponses)
+			}},
+		{"a duplicate tool_started: the first start wins", []Event{ToolCalled{At: ms0(0), CallID: "a", Name: "Bash"},
+			ToolStarted{At: ms0(10), CallID: "a", OpID: "1", Name: "Bash"}, ToolStarted{At: ms0(50), CallID: "a", OpID: "1", Name: "Other"},
+			ToolFinished{At: ms0(70), CallID: "a", OpID: "1", Name: "Bash", OK: true}, ToolFinished{At: ms0(99), CallID: "a", OpID: "1", OK: false}}, 100,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 60*time.Millisecond, s.ToolBusyTime)
+				assert.Equal(t, 1, s.ToolCalls)
+				assert.Equal(t, map[string]int{"Bash": 1}, s.ToolsByName)
+				assert.Equal(t, 1, s.FailedToolCalls, "any ok:false fails the call")
+				assert.Equal(t, 1, s.MaxParallelTools)
+			}},
+		{"a tool_finished without op_id", []Event{ToolCalled{At: ms0(0), CallID: "a", Name: "Bash"},
+			ToolFinished{At: ms0(5), CallID: "a", Name: "Bash", OK: false, Detail: "invalid arguments"}}, 10,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, time.Duration(0), s.ToolBusyTime)
+				assert.Equal(t, 0, s.MaxParallelTools)
+				assert.Equal(t, 1, s.ToolCalls)
+				assert.Equal(t, 1, s.FailedToolCalls)
+			}},
+		{"a tool_finished with an unknown op adds no interval", []Event{ToolFinished{At: ms0(5), CallID: "z", OpID: "ghost", Name: "Bash", OK: true}}, 10,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, time.Duration(0), s.ToolBusyTime)
+				assert.Equal(t, map[string]int{"Bash": 1}, s.ToolsByName)
+			}},
+		{"an empty tool name counts as ?", []Event{ToolCalled{At: ms0(0), CallID: "a"}, ToolStarted{At: ms0(1), CallID: "a", OpID: "1", Name: "Bash"}}, 10,
+			func(t *testing.T, s Stats, _ string) { assert.Equal(t, map[string]int{"?": 1}, s.ToolsByName) }},
+		{"reasoning is excluded from the span", []Event{RunStarted{At: ms0(-500)}, PreflightWarning{At: ms0(-400), Message: "w"},
+			ReasoningSummary{At: ms0(-300)}, UserMessage{At: ms0(0)}, ReasoningSummary{At: ms0(900)}, RunnerError{At: ms0(950), Message: "e"},
+			ControlInput{At: ms0(100)}}, 1000,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 100*time.Millisecond, s.EventSpan)
+				assert.Equal(t, []string{"w"}, s.Warnings)
+				assert.Equal(t, []string{"e"}, s.Errors)
+			}},
+		{"span is latest minus first to arrive", []Event{DeveloperMessage{At: ms0(50)}, UserMessage{At: ms0(0)}, AssistantMessage{At: ms0(80)}}, 0,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 30*time.Millisecond, s.EventSpan)
+				assert.Equal(t, 1, s.UserMessages, "developer messages are not user messages")
+			}},
+		{"zero times are skipped", []Event{UserMessage{At: ms0(10)}, UserMessage{}, ToolStarted{CallID: "a", OpID: "1"}, UserMessage{At: ms0(20)}}, 20,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 10*time.Millisecond, s.EventSpan)
+				assert.Equal(t, 3, s.UserMessages)
+				assert.Equal(t, time.Duration(0), s.ToolBusyTime)
+			}},
+		{"a final message with empty text", []Event{AssistantMessage{At: ms0(0), Text: "draft"}, AssistantMessage{At: ms0(1), Text: "", Final: true}}, 1,
+			func(t *testing.T, s Stats, answer string) {
+				assert.False(t, s.FinalAnswer)
+				assert.Equal(t, "draft", answer)
+			}},
+		{"the last final message wins", []Event{AssistantMessage{At: ms0(0), Text: "one", Final: true}, AssistantMessage{At: ms0(1), Text: "two", Final: true},
+			AssistantMessage{At: ms0(2), Text: "after"}}, 2,
+			func(t *testing.T, s Stats, answer string) {
+				assert.True(t, s.FinalAnswer)
+				assert.Equal(t, "two", answer)
+			}},
+		{"stop complete is not counted", []Event{ModelResponded{At: ms0(0), Stop: StopComplete}, ModelResponded{At: ms0(1)},
+			ModelResponded{At: ms0(2), Stop: "max_tokens", Failure: "cut"}, ModelResponded{At: ms0(3), Stop: "max_tokens", Usage: Tokens{InputTokens: 5, OutputTokens: 2}}}, 3,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, map[string]int{"max_tokens": 2}, s.StopReasons)
+				assert.Equal(t, []string{"cut"}, s.Failures)
+				assert.Equal(t, Tokens{InputTokens: 5, OutputTokens: 2}, s.Tokens)
+			}},
+		{"microseconds are summed before truncation", []Event{
+			TurnStarted{At: ms0(0)}, ModelResponded{At: ms0(1.6)}, TurnStarted{At: ms0(10)}, ModelResponded{At: ms0(11.6)},
+			TurnStarted{At: ms0(20)}, ModelResponded{At: ms0(21.6)}}, 22,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 4800*time.Microsecond, s.ModelTime)
+				assert.Equal(t, int64(4), statsToDTO(s).ModelMS, "4.8 ms, not 1+1+1")
+			}},
+		{"tool and model overlap", []Event{TurnStarted{At: ms0(0)}, ToolStarted{At: ms0(50), CallID: "a", OpID: "1"},
+			ModelResponded{At: ms0(100)}, ToolFinished{At: ms0(150), CallID: "a", OpID: "1", OK: true},
+			TurnStarted{At: ms0(140)}, ModelResponded{At: ms0(200)}}, 200,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 160*time.Millisecond, s.ModelTime)
+				assert.Equal(t, 100*time.Millisecond, s.ToolBusyTime)
+				assert.Equal(t, 60*time.Millisecond, s.ToolModelOverlap)
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			col := NewStatsCollector()
+			for _, e := range c.events {
+				col.Add(e)
+			}
+			col.Close(ms0(c.close))
+			s := col.Stats()
+			assert.NotNil(t, s.ToolsByName)
+			c.check(t, s, col.Answer())
+		})
+	}
+}
+
+func TestClassifyAndExitCode(t *testing.T) {
+	failed := Stats{Failures: []string{"f"}}
+	errored := Stats{Errors: []string{"e"}}
+	for _, c := range []struct {
+		term  Status
+		code  int
+		stats Stats
+		want  Status
+	}{
+		{"", 0, Stats{}, StatusOK},
+		{"", 1, Stats{}, StatusError},
+		{"", -1, Stats{}, StatusError},
+		{"", 0, failed, StatusError},
+		{"", 0, errored, StatusError},
+		{StatusTimeout, 1, errored, StatusTimeout},
+		{StatusInterrupted, 0, Stats{}, StatusInterrupted},
+		{StatusDiskLimit, -1, failed, StatusDiskLimit},
+		{StatusOK, 1, Stats{}, StatusError},
+		{StatusRunning, 0, Stats{}, StatusOK},
+	} {
+		assert.Equal(t, c.want, Classify(c.term, c.code, c.stats), "%+v", c)
+	}
+	for s, code := range map[Status]int{StatusOK: 0, StatusError: 1, StatusDiskLimit: 3, StatusTimeout: 124,
+		StatusInterrupted: 130, StatusRunning: 1, "bogus": 1} {
+		assert.Equal(t, code, ExitCode(s), s)
+	}
+}
+
+func TestSummarizeCutOffStream(t *testing.T) {
+	full := write(t, realisticRun())
+	ls := lines(full)
+	cut := bytes.Join(ls[:len(ls)-3], []byte("\n")) // through the second turn_started, then a cut-off line
+	cut = append(cut, []byte("\n{\"v\":1,\"type\":\"tool_fin")...)
+	r, err := Summarize(bytes.NewReader(cut))
+	require.NoError(t, err)
+	assert.True(t, r.CutOff)
+	assert.Nil(t, r.Recorded)
+	assert.Equal(t, 1, r.ErrorCount)
+	assert.ErrorIs(t, r.LineErrors[0], ErrTruncated)
+	s := r.Summary
+	assert.Equal(t, -1, s.RunnerExitCode)
+	assert.Equal(t, string(StatusError), s.Status)
+	assert.Equal(t, "20260923T123918Z-demo", s.RunID)
+	assert.Equal(t, t0, s.StartedAt)
+	assert.Equal(t, int64(2845), s.WallMS, "from run_started to the last event")
+	assert.Equal(t, 2, s.Stats.Turns)
+	assert.Equal(t, int64(2686), s.Stats.ModelMS, "the open turn closes at the last event")
+	assert.Equal(t, 3, s.Stats.ToolCalls)
+
+	r, err = Summarize(strings.NewReader(""))
+	require.NoError(t, err)
+	assert.True(t, r.CutOff)
+	assert.Equal(t, 0, r.Lines)
+}
+
+func TestSummarizeIgnoresLinesAfterRunFinished(t *testing.T) {
+	b := append(write(t, realisticRun()), write(t, []Event{UserMessage{At: t0.Add(time.Hour)}})...)
+	r, err := Summarize(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Equal(t, r.Recorded.Stats, r.Summary.Stats)
+}
+
+// faultFS fails, or "crashes" (stops without cleaning up), at one step.
+type faultFS struct {
+	osFS
+	failAt, crashAt string
+	steps           []string
+}
+
+var errInjected = errors.New("injected fault")
+var errCrash = errors.New("crash")
+
+func (f *faultFS) step(name string) error {
+	f.steps = append(f.steps, name)
+	switch name {
+	case f.failAt:
+		return errInjected
+	case f.crashAt:
+		return errCrash
+	}
+	return nil
+}
+
+type faultFile struct {
+	*os.File
+	fs *faultFS
+}
+
+func (f *faultFS) CreateTemp(dir, pattern string) (tempFile, error) {
+	if err := f.step("create"); err != nil {
+		return nil, err
+	}
+	file, err := os.CreateTemp(dir, pattern)
+	return faultFile{file, f}, err
+}
+
+func (f faultFile) Write(p []byte) (int, error) {
+	if err := f.fs.step("write"); err != nil {
+		n, _ := f.File.Write(p[:len(p)/2]) // a torn write
+		return n, err
+	}
+	return f.File.Write(p)
+}
+
+func (f faultFile) Chmod(m os.FileMode) error { return cmp0err(f.fs.step("chmod"), f.File.Chmod(m)) }
+func (f faultFile) Sync() error               { return cmp0err(f.fs.step("sync"), f.File.Sync()) }
+func (f faultFile) Close() error {
+	if err := f.fs.step("close"); err != nil {
+		return err
+	}
+	return f.File.Close()
+}
+func (f *faultFS) Rename(o, n string) error {
+	if err := f.step("rename"); err != nil {
+		return err
+	}
+	return os.Rename(o, n)
+}
+func (f *faultFS) SyncDir(dir string) error { return cmp0err(f.step("syncdir"), f.osFS.SyncDir(dir)) }
+
+func cmp0err(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func TestWriteSummaryFileIsAtomic(t *testing.T) {
+	oldSum := SummaryToDTO(Result{Status: StatusRunning, Answer: "old"})
+	newSum := SummaryToDTO(fullResult())
+	oldBytes, err := MarshalSummary(oldSum)
+	require.NoError(t, err)
+	newBytes, err := MarshalSummary(newSum)
+	require.NoError(t, err)
+	steps := []string{"create", "chmod", "write", "sync", "close", "rename", "syncdir"}
+
+	for _, step := range steps {
+		t.Run("fail at "+step, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "summary.json")
+			require.NoError(t, os.WriteFile(path, oldBytes, 0o600))
+			err := writeSummaryFile(&faultFS{failAt: step}, path, newSum)
+			require.ErrorIs(t, err, errInjected)
+			assert.Contains(t, err.Error(), "stream: write summary "+path)
+			got, rerr := os.ReadFile(path)
+			require.NoError(t, rerr)
+			if step == "syncdir" {
+				assert.Equal(t, string(newBytes), string(got), "the rename happened")
+			} else {
+				assert.Equal(t, string(oldBytes), string(got))
+			}
+			entries, _ := os.ReadDir(dir)
+			assert.Len(t, entries, 1, "no temporary file is left")
+		})
+		t.Run("crash at "+step, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "summary.json")
+			require.NoError(t, os.WriteFile(path, oldBytes, 0o600))
+			fsys := &faultFS{crashAt: step}
+			// A crash runs no cleanup: emulate it by ignoring the result and
+			// whatever the deferred cleanup did to the temporary file.
+			_ = writeSummaryFile(fsys, path, newSum)
+			got, err := ReadSummaryFile(path)
+			require.NoError(t, err, "never a torn file")
+			assert.Contains(t, []string{"old", newSum.Answer}, got.Answer)
+		})
+	}
+
+	t.Run("success", func(t *testing.T) {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "summary.json")
+		fsys := &faultFS{}
+		require.NoError(t, writeSummaryFile(fsys, path, newSum))
+		assert.Equal(t, steps, fsys.steps, "every step runs, in order")
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, string(newBytes), string(got))
+		info, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm())
+		require.NoError(t, WriteSummaryFile(path, oldSum))
+		back, err := ReadSummaryFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, "old", back.Answer)
+		assert.Equal(t, string(StatusRunning), back.Status)
+	})
+}
+
+func TestSummaryFileFormat(t *testing.T) {
+	b, err := MarshalSummary(SummaryToDTO(fullResult()))
+	require.NoError(t, err)
+	golden(t, "summary.json", b)
+	assert.True(t, bytes.HasPrefix(b, []byte("{\n  \"v\": 1,\n  \"status\": \"error\",")), string(b[:40]))
+	assert.True(t, bytes.HasSuffix(b, []byte("}\n")))
+}
+
+func TestReadSummaryFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	full, err := MarshalSummary(SummaryToDTO(fullResult()))
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want error
+		msg  string
+	}{
+		{"empty", nil, ErrTruncated, "the file is empty"},
+		{"blank", []byte("  \n"), ErrTruncated, "the file is empty"},
+		{"truncated", full[:len(full)/2], ErrTruncated, "inside the JSON"},
+		{"not json", []byte("status: ok\n"), ErrSyntax, "want '{'"},
+		{"trailing", append(bytes.Clone(full), "{}"...), ErrSyntax, "want the end of the file"},
+		{"wrong type", []byte(`{"v":1,"wall_ms":"long"}`), ErrFieldType, `field "wall_ms"`},
+		{"version", []byte(`{"v":2}`), ErrUnsupportedVersion, "v is 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, c.name+".json")
+			require.NoError(t, os.WriteFile(path, c.data, 0o600))
+			_, err := ReadSummaryFile(path)
+			require.ErrorIs(t, err, c.want)
+			assert.Contains(t, err.Error(), "stream: read summary "+path)
+			assert.Contains(t, err.Error(), c.msg)
+		})
+	}
+	_, err = ReadSummaryFile(filepath.Join(dir, "missing.json"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+	assert.True(t, strings.HasPrefix(err.Error(), "stream: read summary: "))
+}
+
+// manyEvents is a realistic mix of n events: runs of turns with parallel
+// tool calls, thousands of calls per run.
+func manyEvents(n int) []Event {
+	evs := make([]Event, 0, n)
+	for i := 0; len(evs) < n; i++ {
+		base := ms0(float64(i) * 1000)
+		call := fmt.Sprint("call_", i)
+		evs = append(evs,
+			TurnStarted{At: base, Turn: i + 1},
+			ModelResponded{At: base.Add(300 * time.Millisecond), Turn: i + 1, Usage: Tokens{InputTokens: 1000, OutputTokens: 50}, Stop: StopComplete},
+			ToolCalled{At: base.Add(300 * time.Millisecond), CallID: call + "a", Name: "Bash"},
+			ToolCalled{At: base.Add(300 * time.Millisecond), CallID: call + "b", Name: "Read"},
+			ToolStarted{At: base.Add(301 * time.Millisecond), CallID: call + "a", OpID: call + "a", Name: "Bash"},
+			ToolStarted{At: base.Add(302 * time.Millisecond), CallID: call + "b", OpID: call + "b", Name: "Read"},
+			ToolFinished{At: base.Add(500 * time.Millisecond), CallID: call + "a", OpID: call + "a", Name: "Bash", OK: i%7 != 0},
+			ToolFinished{At: base.Add(900 * time.Millisecond), CallID: call + "b", OpID: call + "b", Name: "Read", OK: true},
+			AssistantMessage{At: base.Add(950 * time.Millisecond), Text: "progress"},
+			ReasoningSummary{At: base.Add(960 * time.Millisecond), Text: "thinking"},
+		)
+	}
+	return evs[:n]
+}
+
+func BenchmarkStats(b *testing.B) {
+	const n = 1_000_000
+	evs := manyEvents(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		c := NewStatsCollector()
+		for _, e := range evs {
+			c.Add(e)
+		}
+		c.Close(evs[n-1].OccurredAt())
+		_ = c.Stats()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
+}
