@@ -1,0 +1,248 @@
+package stream
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// Finding is one violation of the stream rules found by [Validate].
+type Finding struct {
+	Line    int    `json:"line"` // 1-based; 0 for the stream as a whole
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// String formats the finding as "LINE: message (rule)".
+func (f Finding) String() string { return fmt.Sprintf("%d: %s (%s)", f.Line, f.Message, f.Rule) }
+
+// The rules Validate checks, as Finding.Rule names them.
+const (
+	RuleJSON        = "json"         // every line is one JSON object with integer v, string type, RFC 3339 UTC at
+	RuleVersion     = "version"      // v is 1
+	RuleFirst       = "first"        // the first line is run_started
+	RuleFinished    = "run-finished" // exactly one run_finished, and it is the last line
+	RuleRequired    = "required"     // each known type has its required fields
+	RuleToolOp      = "tool-op"      // tool_finished follows its tool_started, or has ok:false without op_id
+	RuleTurn        = "turn"         // turns count from 1; model_responded follows turn_started
+	RuleStats       = "stats"        // the summary's stats and answer equal the recomputed ones
+	RuleStatus      = "status"       // status is ok, error, timeout, interrupted or disk_limit
+	RuleEnded       = "ended"        // a stream without run_finished ended as the contract allows
+	noExitCode      = -1 << 31
+	maxLineFindings = 10000
+)
+
+// ValidateOption configures [Validate].
+type ValidateOption func(*validator)
+
+// WithExitCode tells Validate the exit code of the process that wrote the
+// stream, so that it can accept the endings the contract allows without
+// run_finished: no line and exit 2 (preflight blocked), or only run_started
+// and preflight warnings and exit 1 (the runner could not start).
+func WithExitCode(code int) ValidateOption { return func(v *validator) { v.exitCode = code } }
+
+// WithDecoderOptions passes options to the Decoder that Validate reads with.
+func WithDecoderOptions(opts ...Option) ValidateOption {
+	return func(v *validator) { v.decOpts = append(v.decOpts, opts...) }
+}
+
+type validator struct {
+	exitCode int
+	decOpts  []Option
+	findings []Finding
+}
+
+func (v *validator) add(line int, rule, format string, args ...any) {
+	if len(v.findings) < maxLineFindings {
+		v.findings = append(v.findings, Finding{Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+}
+
+// Validate reads a stream and reports every violation of the v1 stream
+// rules, in line order, not just the first. The error is nil unless the
+// reader failed. A valid stream gives no findings. Validate keeps the first
+// 10000 findings.
+func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
+	v := &validator{exitCode: noExitCode}
+	for _, o := range opts {
+		o(v)
+	}
+	dec := NewDecoder(r, v.decOpts...)
+	var (
+		lines      int
+		types      []string // types of the first lines, for the ended rule
+		finishedAt int      // line of the first run_finished
+		recorded   *SummaryDTO
+		recordedAt time.Time
+		col        = NewStatsCollector()
+		opsStarted = map[string]bool{}
+		lastTurn   int
+		turnSeen   bool
+	)
+	for dto, err := range dec.All() {
+		line := dec.Line()
+		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) {
+				return v.findings, err
+			}
+			rule := RuleJSON
+			if errors.Is(err, ErrUnsupportedVersion) {
+				rule = RuleVersion
+			}
+			msg := strings.TrimPrefix(le.Error(), fmt.Sprintf("stream: line %d, ", le.Line))
+			v.add(le.Line, rule, "%s", msg)
+			lines++
+			continue
+		}
+		lines++
+		typ := TypeOf(dto)
+		if len(types) < 8 {
+			types = append(types, typ)
+		}
+		if lines == 1 && typ != TypeRunStarted {
+			v.add(line, RuleFirst, "the first line is %s, want run_started", typ)
+		}
+		if finishedAt != 0 {
+			v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", typ, finishedAt)
+		}
+		if _, ok := dto.(UnknownDTO); ok {
+			continue
+		}
+		v.required(line, dec.Raw(), kindByType[typ].codec)
+		switch d := dto.(type) {
+		case ToolStartedDTO:
+			opsStarted[d.OpID] = true
+		case ToolFinishedDTO:
+			switch {
+			case d.OpID != "" && !opsStarted[d.OpID]:
+				v.add(line, RuleToolOp, "tool_finished for op_id %q, which no tool_started began", d.OpID)
+			case d.OpID == "" && d.OK:
+				v.add(line, RuleToolOp, "tool_finished without op_id has ok:true; a call that failed before its operation started has ok:false")
+			}
+		case TurnStartedDTO:
+			if d.Turn < 1 {
+				v.add(line, RuleTurn, "turn %d: turns count from 1", d.Turn)
+			} else if d.Turn < lastTurn {
+				v.add(line, RuleTurn, "turn %d after turn %d: turns do not go back", d.Turn, lastTurn)
+			}
+			lastTurn, turnSeen = d.Turn, true
+		case ModelRespondedDTO:
+			switch {
+			case !turnSeen:
+				v.add(line, RuleTurn, "model_responded before any turn_started")
+			case d.Turn != lastTurn:
+				v.add(line, RuleTurn, "model_responded for turn %d, but the last turn_started is turn %d", d.Turn, lastTurn)
+			}
+		case AssistantMessageDTO:
+			v.optionalTurn(line, d.Turn)
+		case ReasoningDTO:
+			v.optionalTurn(line, d.Turn)
+		case RunFinishedDTO:
+			if finishedAt == 0 {
+				finishedAt, recorded, recordedAt = line, &d.Summary, d.At
+			}
+			if !Status(d.Summary.Status).Valid() {
+				v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
+			}
+		}
+		if recorded == nil || finishedAt == line {
+			if e, ok := DTOToEvent(dto); ok {
+				col.Add(e)
+			}
+		}
+	}
+	if recorded == nil {
+		v.ended(lines, types)
+		return v.findings, nil
+	}
+	col.Close(recordedAt)
+	v.compareStats(finishedAt, statsToDTO(col.Stats()), recorded.Stats)
+	if got := col.Answer(); got != recorded.Answer {
+		v.add(finishedAt, RuleStats, "answer is %q, recomputed %q", recorded.Answer, got)
+	}
+	return v.findings, nil
+}
+
+func (v *validator) optionalTurn(line, turn int) {
+	if turn < 0 {
+		v.add(line, RuleTurn, "turn %d: turns count from 1", turn)
+	}
+}
+
+// ended checks a stream without run_finished against the endings the
+// contract allows.
+func (v *validator) ended(lines int, types []string) {
+	startOnly := len(types) > 0 && types[0] == TypeRunStarted
+	for _, t := range types[min(1, len(types)):] {
+		startOnly = startOnly && t == TypePreflightWarning
+	}
+	startOnly = startOnly && lines == len(types)
+	switch {
+	case lines == 0 && v.exitCode == ExitUsage, startOnly && v.exitCode == ExitError:
+	case lines == 0:
+		v.add(0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none")
+	case startOnly:
+		v.add(0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so")
+	default:
+		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", lines)
+	}
+}
+
+// required reports the fields of c that are not omitempty and are absent
+// from the raw object, recursing into nested objects.
+func (v *validator) required(line int, raw []byte, c *structCodec) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return // the Decoder accepted it; encoding/json is stricter about nothing we need
+	}
+	for _, path := range missing(obj, c, "") {
+		v.add(line, RuleRequired, "missing required field %q", path)
+	}
+}
+
+func missing(obj map[string]json.RawMessage, c *structCodec, prefix string) []string {
+	var out []string
+	for _, f := range c.fields {
+		raw, ok := obj[f.name]
+		switch {
+		case f.omitEmpty:
+		case !ok:
+			out = append(out, prefix+f.name)
+		case f.kind == kindStruct:
+			var sub map[string]json.RawMessage
+			if json.Unmarshal(raw, &sub) == nil {
+				out = append(out, missing(sub, f.sub, prefix+f.name+".")...)
+			}
+		}
+	}
+	return out
+}
+
+// compareStats names every stats field whose recorded value differs from
+// the recomputed one.
+func (v *validator) compareStats(line int, got, recorded StatsDTO) {
+	c := summaryCodec.fields[summaryCodec.byName["stats"]].sub
+	rv, gv := reflect.ValueOf(recorded), reflect.ValueOf(got)
+	for _, f := range c.fields {
+		a, b := fieldOf(rv, f.index), fieldOf(gv, f.index)
+		if (f.kind == kindMapInt || f.kind == kindStrings) && a.Len() == 0 && b.Len() == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			v.add(line, RuleStats, "stats.%s is %s, recomputed %s", f.name, jsonOf(a), jsonOf(b))
+		}
+	}
+}
+
+func jsonOf(v reflect.Value) string {
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		return fmt.Sprint(v.Interface())
+	}
+	return string(b)
+}

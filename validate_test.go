@@ -1,0 +1,130 @@
+package stream
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// invalidStreams has one invalid stream per rule: the realistic run with one
+// thing broken, and the findings Validate must give for it.
+func invalidStreams(t testing.TB) map[string]struct {
+	stream []byte
+	want   []Finding
+} {
+	run := lines(write(t, realisticRun()))
+	n := len(run)
+	join := func(ls [][]byte) []byte { return append(bytes.Join(ls, []byte("\n")), '\n') }
+	with := func(i int, line string) []byte {
+		ls := append([][]byte{}, run...)
+		ls[i] = []byte(line)
+		return join(ls)
+	}
+	replace := func(i int, old, new string) []byte {
+		return with(i, strings.Replace(string(run[i]), old, new, 1))
+	}
+	type c = struct {
+		stream []byte
+		want   []Finding
+	}
+	stats := func(line int, msgs ...string) []Finding {
+		var fs []Finding
+		for _, m := range msgs {
+			fs = append(fs, Finding{Line: line, Rule: RuleStats, Message: m})
+		}
+		return fs
+	}
+	return map[string]c{
+		"json": {with(3, `{"v":1,"type":"user_message"`), append([]Finding{{4, RuleJSON,
+			"byte 474: user_message: invalid JSON: unexpected end of line, want ',' or '}'"}},
+			stats(n, "stats.user_messages is 1, recomputed 0")...)},
+		"version": {replace(2, `"v":1`, `"v":2`), append([]Finding{{3, RuleVersion, "byte 339: control_input: field \"v\": unsupported version: v is 2, this reader knows 1"}},
+			stats(n, "stats.event_span_ms is 5500, recomputed 5494")...)},
+		"first": {join(run[1:]), []Finding{{1, RuleFirst, "the first line is preflight_warning, want run_started"}}},
+		"run-finished-twice": {join(append(append([][]byte{}, run...), run[n-1])),
+			[]Finding{{n + 1, RuleFinished, "run_finished after run_finished (line 21): run_finished must be the last line"}}},
+		"run-finished-missing": {join(run[:n-1]), []Finding{{0, RuleFinished, "no run_finished: the stream was cut off after line 20"}}},
+		"required": {replace(8, `"call_id":"call_ls",`, ``), []Finding{{9, RuleRequired, `missing required field "call_id"`},
+			{n, RuleStats, "stats.tool_calls is 3, recomputed 4"}, {n, RuleStats, `stats.tools_by_name is {"Bash":3}, recomputed {"Bash":4}`}}},
+		"required-nested": {replace(7, `"cached_input":0,`, ``), []Finding{{8, RuleRequired, `missing required field "usage.cached_input"`}}},
+		"tool-op": {replace(14, `"op_id":"op-ls"`, `"op_id":"op-nope"`), append([]Finding{{15, RuleToolOp,
+			`tool_finished for op_id "op-nope", which no tool_started began`}}, stats(n, "stats.tool_busy_ms is 117, recomputed 2798", "stats.tool_model_overlap_ms is 0, recomputed 2669")...)},
+		"tool-op-ok": {replace(14, `"op_id":"op-ls",`, ``), append([]Finding{{15, RuleToolOp,
+			"tool_finished without op_id has ok:true; a call that failed before its operation started has ok:false"}},
+			stats(n, "stats.tool_busy_ms is 117, recomputed 2798", "stats.tool_model_overlap_ms is 0, recomputed 2669")...)},
+		"turn": {replace(17, `"turn":2`, `"turn":0`), append([]Finding{{18, RuleTurn, "turn 0: turns count from 1"},
+			{19, RuleTurn, "model_responded for turn 2, but the last turn_started is turn 0"}})},
+		"stats": {replace(n-1, `"model_ms":5355`, `"model_ms":5356`), stats(n, "stats.model_ms is 5356, recomputed 5355")},
+		"answer": {replace(n-1, `"answer":"a.txt`, `"answer":"A.txt`), stats(n, `answer is "A.txt has 3 lines; b.txt does not exist.", recomputed "a.txt has 3 lines; b.txt does not exist."`)},
+		"status": {replace(n-1, `"status":"ok"`, `"status":"fine"`), []Finding{{n, RuleStatus, `status "fine", want one of ok, error, timeout, interrupted, disk_limit`}}},
+		"ended-empty": {nil, []Finding{{0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none"}}},
+		"ended-start": {join(run[:2]), []Finding{{0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so"}}},
+	}
+}
+
+func TestInvalidFixtures(t *testing.T) {
+	for name, c := range invalidStreams(t) {
+		golden(t, filepath.Join("invalid", name+".jsonl"), c.stream)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Run("valid streams give nothing", func(t *testing.T) {
+		fs, err := Validate(bytes.NewReader(write(t, realisticRun())))
+		require.NoError(t, err)
+		assert.Empty(t, fs)
+		for name, b := range conformance(t) {
+			fs, err := Validate(bytes.NewReader(b))
+			require.NoError(t, err)
+			assert.Empty(t, fs, name)
+		}
+	})
+	t.Run("unknown types and fields are valid", func(t *testing.T) {
+		run := lines(write(t, realisticRun()))
+		extra := []byte(`{"v":1,"type":"hologram","at":"2026-09-23T12:39:19Z","beam":1}`)
+		ls := append([][]byte{run[0], extra}, run[1:]...)
+		ls[3] = bytes.Replace(ls[3], []byte(`{"v":1,`), []byte(`{"v":1,"new_field":[1],`), 1)
+		fs, err := Validate(bytes.NewReader(append(bytes.Join(ls, []byte("\n")), '\n')))
+		require.NoError(t, err)
+		assert.Empty(t, fs)
+	})
+	for name, c := range invalidStreams(t) {
+		t.Run(name, func(t *testing.T) {
+			fs, err := Validate(bytes.NewReader(c.stream))
+			require.NoError(t, err)
+			assert.Equal(t, fmt.Sprint(c.want), fmt.Sprint(fs))
+		})
+	}
+	t.Run("allowed endings with the exit code", func(t *testing.T) {
+		fs, err := Validate(bytes.NewReader(nil), WithExitCode(ExitUsage))
+		require.NoError(t, err)
+		assert.Empty(t, fs)
+		start := write(t, []Event{RunStarted{At: t0}, PreflightWarning{At: t0, Message: "w"}})
+		fs, err = Validate(bytes.NewReader(start), WithExitCode(ExitError))
+		require.NoError(t, err)
+		assert.Empty(t, fs)
+		fs, err = Validate(bytes.NewReader(start), WithExitCode(ExitUsage))
+		require.NoError(t, err)
+		assert.Len(t, fs, 1)
+	})
+}
+
+func TestValidateFixturesOnDisk(t *testing.T) {
+	paths, err := filepath.Glob("testdata/invalid/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		f, err := os.Open(p)
+		require.NoError(t, err)
+		fs, err := Validate(f)
+		f.Close()
+		require.NoError(t, err)
+		assert.NotEmpty(t, fs, p)
+	}
+}
