@@ -60,9 +60,9 @@ func invalidStreams(t testing.TB) map[string]struct {
 			stats(n, "stats.tool_busy_ms is 117, recomputed 2798", "stats.tool_model_overlap_ms is 0, recomputed 2669")...)},
 		"turn": {replace(17, `"turn":2`, `"turn":0`), append([]Finding{{18, RuleTurn, "turn 0: turns count from 1"},
 			{19, RuleTurn, "model_responded for turn 2, but the last turn_started is turn 0"}})},
-		"stats": {replace(n-1, `"model_ms":5355`, `"model_ms":5356`), stats(n, "stats.model_ms is 5356, recomputed 5355")},
-		"answer": {replace(n-1, `"answer":"a.txt`, `"answer":"A.txt`), stats(n, `answer is "A.txt has 3 lines; b.txt does not exist.", recomputed "a.txt has 3 lines; b.txt does not exist."`)},
-		"status": {replace(n-1, `"status":"ok"`, `"status":"fine"`), []Finding{{n, RuleStatus, `status "fine", want one of ok, error, timeout, interrupted, disk_limit`}}},
+		"stats":       {replace(n-1, `"model_ms":5355`, `"model_ms":5356`), stats(n, "stats.model_ms is 5356, recomputed 5355")},
+		"answer":      {replace(n-1, `"answer":"a.txt`, `"answer":"A.txt`), stats(n, `answer is "A.txt has 3 lines; b.txt does not exist.", recomputed "a.txt has 3 lines; b.txt does not exist."`)},
+		"status":      {replace(n-1, `"status":"ok"`, `"status":"fine"`), []Finding{{n, RuleStatus, `status "fine", want one of ok, error, timeout, interrupted, disk_limit`}}},
 		"ended-empty": {nil, []Finding{{0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none"}}},
 		"ended-start": {join(run[:2]), []Finding{{0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so"}}},
 	}
