@@ -223,20 +223,31 @@ func missing(obj map[string]json.RawMessage, c *structCodec, prefix string) []st
 	return out
 }
 
-// compareStats names every stats field whose recorded value differs from
+// compareStats reports every stats field whose recorded value differs from
 // the recomputed one.
-func (v *validator) compareStats(line int, got, recorded StatsDTO) {
+func (v *validator) compareStats(line int, recomputed, recorded StatsDTO) {
+	for _, d := range StatsDiff(recorded, recomputed) {
+		v.add(line, RuleStats, "%s", d)
+	}
+}
+
+// StatsDiff names every field in which two stats differ, as
+// "stats.FIELD is A, recomputed B" with both values in JSON, in the order of
+// the wire. An absent map or list equals an empty one.
+func StatsDiff(recorded, recomputed StatsDTO) []string {
+	var out []string
 	c := summaryCodec.fields[summaryCodec.byName["stats"]].sub
-	rv, gv := reflect.ValueOf(recorded), reflect.ValueOf(got)
+	rv, gv := reflect.ValueOf(recorded), reflect.ValueOf(recomputed)
 	for _, f := range c.fields {
 		a, b := fieldOf(rv, f.index), fieldOf(gv, f.index)
 		if (f.kind == kindMapInt || f.kind == kindStrings) && a.Len() == 0 && b.Len() == 0 {
 			continue
 		}
 		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			v.add(line, RuleStats, "stats.%s is %s, recomputed %s", f.name, jsonOf(a), jsonOf(b))
+			out = append(out, fmt.Sprintf("stats.%s is %s, recomputed %s", f.name, jsonOf(a), jsonOf(b)))
 		}
 	}
+	return out
 }
 
 func jsonOf(v reflect.Value) string {

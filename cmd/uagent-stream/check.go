@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/uagentkit/stream"
+)
+
+func cmdValidate(e env, args []string) error {
+	fs := flags(e, "validate", "[--json] [--exit-code N] FILE…")
+	asJSON := fs.Bool("json", false, "print one JSON object per violation")
+	exitCode := fs.Int("exit-code", -1, "the exit code of the run that wrote the stream, to accept the endings without run_finished (2: no line, 1: only run_started)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError(e, fs, "want at least one FILE or -")
+	}
+	var opts []stream.ValidateOption
+	if *exitCode >= 0 {
+		opts = append(opts, stream.WithExitCode(*exitCode))
+	}
+	found, failed := false, false
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	for _, name := range fs.Args() {
+		in, err := open(e, name)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "uagent-stream: %v\n", err)
+			failed = true
+			continue
+		}
+		findings, err := stream.Validate(in, opts...)
+		in.Close()
+		if err != nil {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s: %v\n", name, err)
+			failed = true
+		}
+		for _, f := range findings {
+			found = true
+			if *asJSON {
+				if err := enc.Encode(struct {
+					File string `json:"file"`
+					stream.Finding
+				}{name, f}); err != nil {
+					return err
+				}
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", name, f.Line)
+			if f.Line == 0 {
+				where = name
+			}
+			fmt.Fprintf(e.stdout, "%s: %s (%s)\n", sanitize(where, false), sanitize(f.Message, false), f.Rule)
+		}
+	}
+	if found || failed {
+		return exitError{1}
+	}
+	return nil
+}
+
+func cmdStats(e env, args []string) error {
+	fs := flags(e, "stats", "[--check] FILE|-")
+	check := fs.Bool("check", false, "compare with the stream's own run_finished summary; exit 1 on any difference")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	name, err := oneInput(e, fs)
+	if err != nil {
+		return err
+	}
+	in, err := open(e, name)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	r, err := stream.Summarize(in)
+	if err != nil {
+		return err
+	}
+	for _, le := range r.LineErrors {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(le.Error(), false))
+	}
+	if r.ErrorCount > len(r.LineErrors) {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d more line errors\n", sanitize(name, false), r.ErrorCount-len(r.LineErrors))
+	}
+	if *check {
+		if r.Recorded == nil {
+			return errors.New(name + ": no run_finished summary to check against")
+		}
+		diffs := stream.StatsDiff(r.Recorded.Stats, r.Summary.Stats)
+		if r.Recorded.Answer != r.Summary.Answer {
+			diffs = append(diffs, fmt.Sprintf("answer is %q, recomputed %q", r.Recorded.Answer, r.Summary.Answer))
+		}
+		for _, d := range diffs {
+			fmt.Fprintln(e.stdout, sanitize(d, false))
+		}
+		if len(diffs) > 0 {
+			return exitError{1}
+		}
+		return nil
+	}
+	b, err := stream.MarshalSummary(r.Summary)
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(b)
+	return err
+}
+
+// quoteList formats names for messages.
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

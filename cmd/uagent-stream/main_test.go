@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "go test -update creates it")
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, cmp.Diff(string(want), string(got)))
+	}
+}
+
+// runCmd runs the command in-process.
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+const runFile = "../../testdata/run.jsonl"
+
+func TestUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{nil, 2, "usage: uagent-stream COMMAND"},
+		{[]string{"frobnicate"}, 2, `uagent-stream: unknown command "frobnicate"`},
+		{[]string{"cat"}, 2, "uagent-stream: want one FILE or -"},
+		{[]string{"cat", "a", "b"}, 2, "usage: uagent-stream cat [-f] [--no-color] FILE|-"},
+		{[]string{"cat", "--bogus", runFile}, 2, "flag provided but not defined: -bogus"},
+		{[]string{"validate"}, 2, "want at least one FILE or -"},
+		{[]string{"stats", "--check"}, 2, "want one FILE or -"},
+		{[]string{"timeline"}, 2, "want one FILE or -"},
+		{[]string{"cat", "-h"}, 0, "-no-color"},
+		{[]string{"cat", "does-not-exist.jsonl"}, 1, "uagent-stream: open does-not-exist.jsonl: no such file or directory\n"},
+	} {
+		code, _, stderr := runCmd(t, "", c.args...)
+		assert.Equal(t, c.code, code, "%v", c.args)
+		assert.Contains(t, stderr, c.err, "%v", c.args)
+	}
+	code, stdout, _ := runCmd(t, "", "help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "timeline [-o OUT.svg] FILE|-")
+}
+
+func TestCatGolden(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "cat", runFile)
+	require.Equal(t, 0, code, stderr)
+	golden(t, "cat-run.txt", []byte(stdout))
+
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	code, fromStdin, _ := runCmd(t, string(b), "cat", "-")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, stdout, fromStdin, "- reads standard input")
+}
+
+func TestCatColour(t *testing.T) {
+	t.Setenv("UAGENT_STREAM_FORCE_COLOR", "1")
+	t.Setenv("NO_COLOR", "")
+	_, coloured, _ := runCmd(t, "", "cat", runFile)
+	assert.Contains(t, coloured, "\x1b[31m✗ Bash: cat b.txt", "failures are red")
+	assert.Contains(t, coloured, "\x1b[2m  · Three independent", "reasoning is dim")
+	_, plain, _ := runCmd(t, "", "cat", "--no-color", runFile)
+	assert.NotContains(t, plain, "\x1b")
+	t.Setenv("NO_COLOR", "1")
+	_, plain, _ = runCmd(t, "", "cat", runFile)
+	assert.NotContains(t, plain, "\x1b", "NO_COLOR wins")
+	// Not a terminal: no colour by default.
+	t.Setenv("UAGENT_STREAM_FORCE_COLOR", "")
+	t.Setenv("NO_COLOR", "")
+	_, plain, _ = runCmd(t, "", "cat", runFile)
+	assert.NotContains(t, plain, "\x1b")
+}
+
+// hostileStream holds escape sequences, HTML, U+2028, bidi overrides, a 2
+// MiB line, CRLF endings, unknown types and a broken line.
+func hostileStream(t *testing.T) []byte {
+	var buf bytes.Buffer
+	s := stream.NewSink(&buf)
+	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	s.Emit(stream.RunStarted{At: at, RunID: "run\x1b]0;pwned\x07", Provider: "p\x1b[2J", Model: "<b>m</b>", Workspace: "/w\u202eexe.txt"})
+	s.Emit(stream.UserMessage{At: at.Add(time.Millisecond), Text: "line1\u2028line2\x1b[31mred\x9b31m"})
+	s.Emit(stream.TurnStarted{At: at.Add(2 * time.Millisecond), Turn: 1})
+	s.Emit(stream.ModelResponded{At: at.Add(3 * time.Millisecond), Turn: 1, Stop: "\x1b[5mblink", Failure: "fail\r\x1b[Koverwrite"})
+	s.Emit(stream.ToolCalled{At: at.Add(4 * time.Millisecond), CallID: "c", Name: "<script>alert(1)</script>", Label: strings.Repeat("A", 2<<20)})
+	s.Emit(stream.ToolStarted{At: at.Add(5 * time.Millisecond), CallID: "c", OpID: "o", Name: "<script>", Label: "ls & rm"})
+	s.Emit(stream.AssistantMessage{At: at.Add(6 * time.Millisecond), Text: "\x00\x07\x08\x7f done", Final: true})
+	s.Emit(stream.RunnerError{At: at.Add(7 * time.Millisecond), Message: "\x1bP+q\x1b\\"})
+	require.NoError(t, s.Err())
+	out := bytes.ReplaceAll(buf.Bytes(), []byte("\n"), []byte("\r\n"))
+	out = append(out, `{"v":1,"type":"hologram\u001b[31m","at":"2026-09-23T12:00:00.008Z","beam":"<x>"}`+"\r\n"...)
+	out = append(out, `{"v":1,"type":"runner_error","at":"2026-09-23T12:00:00.009Z","message":"\u001b[31m`+"\n"...)
+	return out
+}
+
+func TestCatHostileStream(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hostile.jsonl")
+	require.NoError(t, os.WriteFile(path, hostileStream(t), 0o644))
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("UAGENT_STREAM_FORCE_COLOR", "")
+	code, stdout, _ := runCmd(t, "", "cat", path)
+	assert.Equal(t, 1, code, "a broken line is a finding")
+	for _, bad := range []string{"\x1b", "\x07", "\x9b", "\x00", "\x08", "\x7f", "\r", "\u2028", "\u202e"} {
+		assert.NotContains(t, stdout, bad, "%q reaches the terminal", bad)
+	}
+	assert.Contains(t, stdout, `run\x1b]0;pwned\x07`)
+	assert.Contains(t, stdout, "<script>alert(1)</script>")
+	assert.Contains(t, stdout, "? hologram\\x1b[31m (unknown type")
+	assert.Contains(t, stdout, "⋯ <script>: ls & rm · still running")
+	assert.Contains(t, stdout, "line1\n")
+	assert.Contains(t, stdout, "no run_finished")
+	assert.Less(t, len(stdout), 10000, "labels are cut")
+	golden(t, "cat-hostile.txt", []byte(stdout))
+}
+
+func TestCatFollow(t *testing.T) {
+	pollInterval = 5 * time.Millisecond
+	full, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "live.jsonl")
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	go func() {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			panic(err)
+		}
+		defer f.Close()
+		// Write in pieces that cut lines in the middle.
+		for i := 0; i < len(full); i += 333 {
+			f.Write(full[i:min(i+333, len(full))])
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	done := make(chan struct{})
+	var code int
+	var stdout string
+	go func() {
+		defer close(done)
+		code, stdout, _ = runCmd(t, "", "cat", "-f", path)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("cat -f did not stop after run_finished")
+	}
+	assert.Equal(t, 0, code)
+	_, want, _ := runCmd(t, "", "cat", runFile)
+	assert.Equal(t, want, stdout)
+}
+
+func TestValidateCommand(t *testing.T) {
+	paths, err := filepath.Glob("../../testdata/invalid/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	code, stdout, _ := runCmd(t, "", append([]string{"validate"}, paths...)...)
+	assert.Equal(t, 1, code)
+	golden(t, "validate-invalid.txt", []byte(stdout))
+	for _, p := range paths {
+		assert.Contains(t, stdout, p, "every invalid stream has a finding")
+	}
+
+	code, stdout, _ = runCmd(t, "", append([]string{"validate", "--json"}, paths...)...)
+	assert.Equal(t, 1, code)
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var f struct {
+			File, Rule, Message string
+			Line                int
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &f), line)
+		assert.NotEmpty(t, f.File)
+		assert.NotEmpty(t, f.Rule)
+		assert.NotEmpty(t, f.Message)
+	}
+
+	code, stdout, stderr := runCmd(t, "", "validate", runFile)
+	assert.Equal(t, 0, code, stderr)
+	assert.Empty(t, stdout, "a valid stream prints nothing")
+
+	code, _, _ = runCmd(t, "", "validate", "--exit-code", "2", "-")
+	assert.Equal(t, 0, code, "no line with exit 2 is a blocked preflight")
+}
+
+func TestStatsCommand(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "stats", runFile)
+	require.Equal(t, 0, code, stderr)
+	golden(t, "stats-run.json", []byte(stdout))
+
+	code, stdout, _ = runCmd(t, "", "stats", "--check", runFile)
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stdout)
+
+	code, stdout, _ = runCmd(t, "", "stats", "--check", "../../testdata/invalid/stats.jsonl")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "stats.model_ms is 5356, recomputed 5355\n", stdout)
+
+	code, _, stderr = runCmd(t, "", "stats", "--check", "../../testdata/invalid/run-finished-missing.jsonl")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "no run_finished summary to check against")
+}
+
+// svgDoc is the part of the SVG the tests read.
+type svgDoc struct {
+	Rects []struct {
+		Class  string  `xml:"class,attr"`
+		X      float64 `xml:"x,attr"`
+		Y      float64 `xml:"y,attr"`
+		Width  float64 `xml:"width,attr"`
+		Title  string  `xml:"title"`
+	} `xml:"rect"`
+	Texts []string `xml:"text"`
+}
+
+func parseSVG(t *testing.T, b []byte) svgDoc {
+	var doc svgDoc
+	require.NoError(t, xml.Unmarshal(b, &doc))
+	return doc
+}
+
+func TestTimeline(t *testing.T) {
+	code, stdout, stderr := runCmd(t, "", "timeline", runFile)
+	require.Equal(t, 0, code, stderr)
+	golden(t, "timeline-run.svg", []byte(stdout))
+	doc := parseSVG(t, []byte(stdout))
+	type want struct {
+		class string
+		x     float64
+		lane  int
+		title string
+	}
+	// The run spans 0–5521 ms over 1070 px from x=110.
+	x := func(ms float64) float64 { return 110 + ms/5521*1070 }
+	var got []want
+	for _, r := range doc.Rects {
+		if strings.HasPrefix(r.Class, "bar ") {
+			got = append(got, want{r.Class, r.X, (int(r.Y) - 70) / 28, r.Title})
+		}
+	}
+	wants := []want{
+		{"bar model", x(31), 0, "turn 1 · 2.686s"},
+		{"bar model", x(2845), 0, "turn 2 · 2.669s"},
+		{"bar tool", x(2723), 2, "Bash: ls · exit 0 · 95ms"},
+		{"bar tool", x(2728), 3, "Bash: wc -l a.txt · exit 0 · 94ms"},
+		{"bar failed", x(2731), 4, "Bash: cat b.txt · exit 1 · 109ms"},
+	}
+	require.Len(t, got, len(wants))
+	for i, w := range wants {
+		assert.Equal(t, w.class, got[i].class)
+		assert.InDelta(t, w.x, got[i].x, 0.06)
+		assert.Equal(t, w.lane, got[i].lane)
+		assert.Equal(t, w.title, got[i].title)
+	}
+
+	out := filepath.Join(t.TempDir(), "run.svg")
+	code, stdout, _ = runCmd(t, "", "timeline", "-o", out, runFile)
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stdout)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	golden(t, "timeline-run.svg", b)
+}
+
+func TestTimelineEscapesText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hostile.jsonl")
+	require.NoError(t, os.WriteFile(path, hostileStream(t), 0o644))
+	code, stdout, _ := runCmd(t, "", "timeline", path)
+	assert.Equal(t, 0, code)
+	assert.NotContains(t, stdout, "<script>")
+	assert.NotContains(t, stdout, "\x1b")
+	doc := parseSVG(t, []byte(stdout))
+	var titles []string
+	for _, r := range doc.Rects {
+		if r.Title != "" {
+			titles = append(titles, r.Title)
+		}
+	}
+	assert.Contains(t, titles, "<script>: ls & rm · still running · 2ms", "the label stays text")
+	assert.Contains(t, strings.Join(doc.Texts, "\n"), `run\x1b]0;pwned\x07`)
+}
+
+func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
+	var buf bytes.Buffer
+	s := stream.NewSink(&buf)
+	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Time { return at.Add(time.Duration(n) * time.Millisecond) }
+	s.Emit(stream.RunStarted{At: ms(0)})
+	s.Emit(stream.TurnStarted{At: ms(0), Turn: 1})
+	start := func(op string, n int) { s.Emit(stream.ToolStarted{At: ms(n), CallID: op, OpID: op, Name: "T"}) }
+	finish := func(op string, n int) { s.Emit(stream.ToolFinished{At: ms(n), CallID: op, OpID: op, Name: "T", OK: true}) }
+	start("a", 10)
+	start("b", 20)
+	finish("b", 30)
+	start("c", 30)
+	s.Emit(stream.ModelResponded{At: ms(40), Turn: 1})
+	finish("a", 50)
+	start("d", 50)
+	finish("c", 60)
+	finish("d", 70)
+	tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(buf.Bytes())))
+	require.NoError(t, err)
+	var lanes []int
+	var overlap []string
+	for _, b := range tl.bars {
+		switch b.kind {
+		case barTool:
+			lanes = append(lanes, b.lane)
+		case barOverlap:
+			overlap = append(overlap, fmt.Sprint(b.start.Sub(at), "-", b.end.Sub(at)))
+		}
+	}
+	assert.Equal(t, []int{2, 3, 3, 2}, lanes, "back-to-back tools share a lane; overlapping ones do not")
+	assert.Equal(t, []string{"10ms-40ms"}, overlap)
+}
