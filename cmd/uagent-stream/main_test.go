@@ -229,11 +229,11 @@ func TestStatsCommand(t *testing.T) {
 // svgDoc is the part of the SVG the tests read.
 type svgDoc struct {
 	Rects []struct {
-		Class  string  `xml:"class,attr"`
-		X      float64 `xml:"x,attr"`
-		Y      float64 `xml:"y,attr"`
-		Width  float64 `xml:"width,attr"`
-		Title  string  `xml:"title"`
+		Class string  `xml:"class,attr"`
+		X     float64 `xml:"x,attr"`
+		Y     float64 `xml:"y,attr"`
+		Width float64 `xml:"width,attr"`
+		Title string  `xml:"title"`
 	} `xml:"rect"`
 	Texts []string `xml:"text"`
 }
@@ -313,7 +313,9 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 	s.Emit(stream.RunStarted{At: ms(0)})
 	s.Emit(stream.TurnStarted{At: ms(0), Turn: 1})
 	start := func(op string, n int) { s.Emit(stream.ToolStarted{At: ms(n), CallID: op, OpID: op, Name: "T"}) }
-	finish := func(op string, n int) { s.Emit(stream.ToolFinished{At: ms(n), CallID: op, OpID: op, Name: "T", OK: true}) }
+	finish := func(op string, n int) {
+		s.Emit(stream.ToolFinished{At: ms(n), CallID: op, OpID: op, Name: "T", OK: true})
+	}
 	start("a", 10)
 	start("b", 20)
 	finish("b", 30)

@@ -309,4 +309,3 @@ func esc(s string) string {
 	_ = xml.EscapeText(&b, []byte(s))
 	return b.String()
 }
-
