@@ -19,7 +19,7 @@ import (
 
 func TestGoldenFixtures(t *testing.T) {
 	golden(t, "every-event.jsonl", write(t, everyEvent()))
-	golden(t, "finished-empty.jsonl", write(t, []Event{RunFinished{At: t0}}))
+	golden(t, "finished-empty.jsonl", write(t, []Event{RunFinished{At: t0, Result: Result{Status: StatusOK}}}))
 	golden(t, "run.jsonl", write(t, realisticRun()))
 }
 

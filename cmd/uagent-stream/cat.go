@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"slices"
@@ -90,21 +91,30 @@ func newRenderer(w io.Writer, color bool) *renderer {
 // flight. Line errors are shown where they occur and make the result an
 // exit 1.
 func (r *renderer) renderAll(dec *stream.Decoder) error {
-	for dto, err := range dec.All() {
+	if err := r.renderEach(dec.All()); err != nil {
+		return err
+	}
+	if r.errs > 0 {
+		return exitError{1}
+	}
+	return nil
+}
+
+// renderEach renders a sequence of events and line errors, then marks the
+// tools still in flight. It returns the first error that is not a line
+// error.
+func (r *renderer) renderEach(events iter.Seq2[any, error]) error {
+	defer r.end()
+	for dto, err := range events {
 		if err != nil {
 			if _, ok := errors.AsType[*stream.LineError](err); !ok {
-				r.end()
 				return err
 			}
 			r.errs++
-			r.printf("%s%s✗ %s%s\n", "", r.pal.red, sanitize(err.Error(), false), r.pal.reset)
+			r.printf("%s✗ %s%s\n", r.pal.red, sanitize(err.Error(), false), r.pal.reset)
 			continue
 		}
 		r.render(dto)
-	}
-	r.end()
-	if r.errs > 0 {
-		return exitError{1}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -339,4 +340,69 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 	}
 	assert.Equal(t, []int{2, 3, 3, 2}, lanes, "back-to-back tools share a lane; overlapping ones do not")
 	assert.Equal(t, []string{"10ms-40ms"}, overlap)
+}
+
+var fakeUagent string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakeuagent")
+	if err != nil {
+		panic(err)
+	}
+	fakeUagent = filepath.Join(dir, "fakeuagent")
+	build := exec.Command("go", "build", "-o", fakeUagent, "../../testdata/fakeuagent")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func TestRunCommand(t *testing.T) {
+	_, want, _ := runCmd(t, "", "cat", runFile)
+	code, stdout, stderr := runCmd(t, "", "run", "--", fakeUagent, "-replay", runFile, "-delay", "1ms", "-stderr", "diag\n")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, want, stdout, "renders live like cat")
+	assert.Equal(t, "diag\nuagent-stream: "+fakeUagent+": finished, status ok, exit 0, 21 lines\n", stderr)
+
+	code, stdout, stderr = runCmd(t, "", "run", "--json", "--", fakeUagent, "-replay", runFile, "-exit", "3")
+	assert.Equal(t, 3, code, "the command's exit code")
+	raw, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	assert.Equal(t, string(raw), stdout, "--json passes the stream through unchanged")
+	assert.Contains(t, stderr, "finished, status ok, exit 3, 21 lines")
+
+	code, _, stderr = runCmd(t, "", "run", "--", fakeUagent, "-exit", "2", "-stderr", "preflight: blocked\n")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "preflight: blocked\n")
+	assert.Contains(t, stderr, "preflight_blocked, status error, exit 2, 0 lines")
+
+	code, stdout, stderr = runCmd(t, "", "run", "--", "sh", "-c", `head -3 `+runFile+`; kill -KILL $$`)
+	assert.Equal(t, 128+9, code, "128+signal when killed")
+	assert.Contains(t, stderr, "cut_off, status error, killed by signal 9 (killed), 3 lines")
+	assert.Contains(t, stdout, "no run_finished")
+
+	code, _, stderr = runCmd(t, "", "run", "--", filepath.Join(t.TempDir(), "missing"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "uagent-stream: stream: start ")
+
+	code, _, _ = runCmd(t, "", "run")
+	assert.Equal(t, 2, code)
+}
+
+func TestSchemaCommand(t *testing.T) {
+	code, stdout, _ := runCmd(t, "", "schema")
+	assert.Equal(t, 0, code)
+	line, err := os.ReadFile("../../schema/line.schema.json")
+	require.NoError(t, err)
+	assert.Equal(t, string(line), stdout)
+	code, stdout, _ = runCmd(t, "", "schema", "tool_called")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"title": "tool_called"`)
+	code, _, stderr := runCmd(t, "", "schema", "hologram")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `no schema "hologram"`)
 }

@@ -1,0 +1,311 @@
+package stream
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeUagent is the path of the fake uagent built by TestMain.
+var fakeUagent string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakeuagent")
+	if err != nil {
+		panic(err)
+	}
+	fakeUagent = filepath.Join(dir, "fakeuagent")
+	build := exec.Command("go", "build", "-o", fakeUagent, "./testdata/fakeuagent")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func fake(args ...string) *exec.Cmd { return exec.Command(fakeUagent, args...) }
+
+// collect ranges over the run's events, then waits.
+func collect(t *testing.T, r *Run) ([]any, []error, Outcome) {
+	t.Helper()
+	var dtos []any
+	var errs []error
+	for dto, err := range r.Events() {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		dtos = append(dtos, dto)
+	}
+	o, err := r.Wait()
+	require.NoError(t, err)
+	return dtos, errs, o
+}
+
+func TestStartFinished(t *testing.T) {
+	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-delay", "1ms", "-stderr", "diagnostics\n"))
+	require.NoError(t, err)
+	dtos, errs, o := collect(t, r)
+	assert.Empty(t, errs)
+	assert.Len(t, dtos, 21)
+	assert.IsType(t, RunStartedDTO{}, dtos[0])
+	assert.IsType(t, RunFinishedDTO{}, dtos[20])
+	assert.Equal(t, KindFinished, o.Kind)
+	assert.Equal(t, StatusOK, o.Status)
+	assert.Equal(t, 0, o.ExitCode)
+	assert.Nil(t, o.Signal)
+	require.NotNil(t, o.Summary)
+	assert.Equal(t, "a.txt has 3 lines; b.txt does not exist.", o.Summary.Answer)
+	assert.Equal(t, "diagnostics\n", string(o.Stderr))
+	assert.Equal(t, 21, o.Lines)
+	assert.Equal(t, 0, o.LineErrors)
+	again, err := r.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, o, again, "Wait returns the same outcome")
+}
+
+func TestStartKinds(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		args   []string
+		kind   Kind
+		status Status
+		code   int
+		lines  int
+	}{
+		{"preflight blocked", []string{"-exit", "2", "-stderr", "preflight: credentials expired\n"}, KindPreflightBlocked, StatusError, 2, 0},
+		{"start failed", []string{"-replay", "testdata/run.jsonl", "-lines", "2", "-exit", "1", "-stderr", "runner: cannot start\n"}, KindStartFailed, StatusError, 1, 2},
+		{"no line, exit 1", []string{"-exit", "1"}, KindCutOff, StatusError, 1, 0},
+		{"run_started only, exit 0", []string{"-replay", "testdata/run.jsonl", "-lines", "1"}, KindCutOff, StatusError, 0, 1},
+		{"died mid-line", []string{"-replay", "testdata/run.jsonl", "-lines", "12", "-cut", "-exit", "1"}, KindCutOff, StatusError, 1, 13},
+		{"finished with an error status", []string{"-replay", "testdata/every-event.jsonl", "-exit", "1"}, KindFinished, StatusError, 1, 27},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := Start(context.Background(), fake(c.args...))
+			require.NoError(t, err)
+			o, err := r.Wait()
+			require.NoError(t, err)
+			assert.Equal(t, c.kind, o.Kind, "kind %s", o.Kind)
+			assert.Equal(t, c.status, o.Status)
+			assert.Equal(t, c.code, o.ExitCode)
+			assert.Equal(t, c.lines, o.Lines)
+		})
+	}
+	t.Run("died mid-line reports the cut line", func(t *testing.T) {
+		r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-lines", "12", "-cut"))
+		require.NoError(t, err)
+		dtos, errs, o := collect(t, r)
+		assert.Len(t, dtos, 12)
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], ErrTruncated)
+		assert.Equal(t, 1, o.LineErrors)
+	})
+}
+
+// alive reports whether pid is a live process (a zombie is dead).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	var pid int
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			return false
+		}
+		pid, err = strconv.Atoi(string(b))
+		return err == nil
+	}, 10*time.Second, 5*time.Millisecond)
+	return pid
+}
+
+func TestStartCancellation(t *testing.T) {
+	finish := string(write(t, []Event{RunFinished{At: t0, Result: Result{Status: StatusInterrupted, RunnerExitCode: 130}}}))
+	for _, c := range []struct {
+		name   string
+		onInt  string
+		kind   Kind
+		status Status
+		code   int
+		signal os.Signal
+	}{
+		{"exits on SIGINT", "die", KindCutOff, StatusInterrupted, 130, nil},
+		{"finishes on SIGINT", "finish", KindFinished, StatusInterrupted, 130, nil},
+		{"ignores SIGINT: killed after the grace", "ignore", KindCutOff, StatusInterrupted, -1, syscall.SIGKILL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r, err := Start(ctx, fake("-replay", "testdata/run.jsonl", "-lines", "5", "-hang", "-on-int", c.onInt,
+				"-finish-line", strings.TrimSpace(finish), "-grandchild", pidFile), WithGrace(300*time.Millisecond))
+			require.NoError(t, err)
+			grandchild := readPid(t, pidFile)
+			require.True(t, alive(grandchild))
+
+			seen := 0
+			ended := make(chan struct{})
+			go func() {
+				defer close(ended)
+				for range r.Events() {
+					if seen++; seen == 5 {
+						cancel()
+					}
+				}
+			}()
+			select {
+			case <-ended:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the reader of the events did not see their end")
+			}
+			o, err := r.Wait()
+			require.NoError(t, err)
+			assert.Equal(t, c.kind, o.Kind, "kind %s", o.Kind)
+			assert.Equal(t, c.status, o.Status)
+			assert.Equal(t, c.code, o.ExitCode)
+			assert.Equal(t, c.signal, o.Signal)
+			assert.Eventually(t, func() bool { return !alive(grandchild) }, 5*time.Second, 10*time.Millisecond, "the grandchild survived")
+		})
+	}
+	t.Run("deadline is a timeout", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		r, err := Start(ctx, fake("-replay", "testdata/run.jsonl", "-lines", "3", "-hang"))
+		require.NoError(t, err)
+		o, err := r.Wait()
+		require.NoError(t, err)
+		assert.Equal(t, KindCutOff, o.Kind)
+		assert.Equal(t, StatusTimeout, o.Status)
+	})
+}
+
+func TestStartGrandchildHoldingStdout(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-grandchild", pidFile), WithGrace(200*time.Millisecond))
+	require.NoError(t, err)
+	_, _, o := collect(t, r)
+	assert.Equal(t, KindFinished, o.Kind)
+	pid := readPid(t, pidFile)
+	assert.Eventually(t, func() bool { return !alive(pid) }, 5*time.Second, 10*time.Millisecond)
+}
+
+func TestStartStderrTail(t *testing.T) {
+	var all bytes.Buffer
+	cmd := fake("-stderr-bytes", "300000", "-replay", "testdata/run.jsonl")
+	cmd.Stderr = &all
+	r, err := Start(context.Background(), cmd)
+	require.NoError(t, err)
+	o, err := r.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, KindFinished, o.Kind, "a child writing much stderr does not block")
+	assert.Len(t, o.Stderr, StderrTail)
+	assert.True(t, bytes.HasSuffix(all.Bytes(), o.Stderr), "the tail is the end of stderr")
+	assert.Greater(t, all.Len(), 300000, "cmd.Stderr gets everything")
+}
+
+func TestStartHugeLineInALiveStream(t *testing.T) {
+	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-delay", "1ms", "-big", "10000000"))
+	require.NoError(t, err)
+	dtos, errs, o := collect(t, r)
+	assert.Empty(t, errs)
+	require.Len(t, dtos, 22)
+	big := dtos[10].(ToolCalledDTO)
+	assert.Len(t, big.Arguments, 10000000)
+	assert.Equal(t, KindFinished, o.Kind)
+}
+
+func TestStartErrors(t *testing.T) {
+	_, err := Start(context.Background(), exec.Command(filepath.Join(t.TempDir(), "no-such-uagent")))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "stream: start "), err.Error())
+	cmd := fake()
+	cmd.Stdout = os.Stdout
+	_, err = Start(context.Background(), cmd)
+	assert.EqualError(t, err, "stream: start: cmd.Stdout is already set")
+}
+
+func TestStartStdoutCopy(t *testing.T) {
+	var copied bytes.Buffer
+	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl"), WithStdoutCopy(&copied))
+	require.NoError(t, err)
+	_, err = r.Wait()
+	require.NoError(t, err)
+	want, err := os.ReadFile("testdata/run.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, string(want), copied.String())
+}
+
+func TestOpenReplays(t *testing.T) {
+	r, err := Open("testdata/run.jsonl")
+	require.NoError(t, err)
+	dtos, errs, o := collect(t, r)
+	assert.Empty(t, errs)
+	want, _ := decodeAll(t, bytes.NewReader(mustRead(t, "testdata/run.jsonl")))
+	if d := cmpDiff(want, dtos); d != "" {
+		t.Fatal(d)
+	}
+	assert.Equal(t, Outcome{Kind: KindFinished, Status: StatusOK, ExitCode: 0, Summary: o.Summary, Lines: 21, Replayed: true}, o)
+
+	t.Run("with timing", func(t *testing.T) {
+		r, err := Open("testdata/run.jsonl", WithTiming(100)) // 5.5 s of events in about 55 ms
+		require.NoError(t, err)
+		start := time.Now()
+		dtos, _, _ := collect(t, r)
+		assert.Len(t, dtos, 21)
+		assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond, "the original spacing, sped up")
+	})
+	t.Run("Wait stops the pacing", func(t *testing.T) {
+		r, err := Open("testdata/run.jsonl", WithTiming(0.001)) // would take hours
+		require.NoError(t, err)
+		done := make(chan Outcome)
+		go func() { o, _ := r.Wait(); done <- o }()
+		select {
+		case o := <-done:
+			assert.Equal(t, KindFinished, o.Kind)
+		case <-time.After(10 * time.Second):
+			t.Fatal("Wait did not stop the pacing")
+		}
+	})
+	t.Run("cut-off recording", func(t *testing.T) {
+		r, err := Open("testdata/invalid/run-finished-missing.jsonl")
+		require.NoError(t, err)
+		o, err := r.Wait()
+		require.NoError(t, err)
+		assert.Equal(t, KindCutOff, o.Kind)
+		assert.Equal(t, -1, o.ExitCode)
+	})
+	_, err = Open("testdata/nope.jsonl")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}
+
+func TestKindString(t *testing.T) {
+	assert.Equal(t, "finished preflight_blocked start_failed cut_off Kind(0)",
+		fmt.Sprint(KindFinished, " ", KindPreflightBlocked, " ", KindStartFailed, " ", KindCutOff, " ", Kind(0)))
+}

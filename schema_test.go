@@ -1,0 +1,463 @@
+package stream
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ---- generating schema/ (go test -update) ----
+
+// obj is a JSON object that keeps its key order.
+type obj []kv
+
+type kv struct {
+	k string
+	v any
+}
+
+func (o obj) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, e := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(e.k)
+		v, err := json.Marshal(e.v)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+const schemaBase = "https://github.com/uagentkit/stream/schema/"
+
+var descriptions = map[string]string{
+	TypeRunStarted:       "Always first. run_id names the run directory.",
+	TypePreflightWarning: "A non-blocking preflight finding, such as auth_expiring.",
+	TypeUserMessage:      "The runner accepted a user message; id is the message ID it deduplicates on.",
+	TypeDeveloperMessage: "The runner accepted a developer message: the harness's, not the user's. Not counted in user_messages.",
+	TypeControlInput:     "The runner accepted a control message: settings (with effort), when_idle, hard, or heartbeat (with reason).",
+	TypeTurnStarted:      "The runner sent a request to the model. Turns count from 1; turn_id is the runner's ID for the turn.",
+	TypeModelResponded:   "The model answered. stop and failure are omitted when normal; a normal response has stop complete.",
+	TypeToolCalled:       "The model asked for a tool. label is the Bash command or the raw arguments, on one line; arguments is the raw JSON.",
+	TypeToolStarted:      "The runner started the operation for a call. op_type is the runner's operation type, such as shell.",
+	TypeToolFinished:     "The operation ended. detail is exit N, a status, or an error. op_id is omitted when the call failed before an operation started.",
+	TypeAssistantMessage: "Assistant text from a turn. final: true marks the final answer.",
+	TypeReasoning:        "One reasoning summary line.",
+	TypeRunnerError:      "The runner reported an error or printed a line that is not JSON.",
+	TypeRunFinished:      "Always last. summary has the shape of summary.json.",
+}
+
+var (
+	finishedStatuses = []string{"ok", "error", "timeout", "interrupted", "disk_limit"}
+	controlModes     = []string{ControlSettings, ControlWhenIdle, ControlHard, ControlHeartbeat}
+)
+
+// utcTime is the schema of at: RFC 3339 in UTC.
+func utcTime() obj {
+	return obj{{"type", "string"}, {"format", "date-time"}, {"pattern", "(Z|[+-]00:00)$"}}
+}
+
+// fieldSchema is the schema of one DTO field. running tells whether a
+// summary status may be running (summary.json) or not (run_finished).
+func fieldSchema(owner string, f field, running bool) any {
+	switch f.kind {
+	case kindString:
+		switch {
+		case owner == TypeControlInput && f.name == "mode":
+			return obj{{"type", "string"}, {"enum", controlModes}}
+		case owner == "summary" && f.name == "status":
+			return obj{{"type", "string"}, {"enum", append(slices.Clone(finishedStatuses), map[bool][]string{true: {"running"}}[running]...)}}
+		}
+		return obj{{"type", "string"}}
+	case kindInt:
+		return obj{{"type", "integer"}}
+	case kindBool:
+		return obj{{"type", "boolean"}}
+	case kindTime:
+		return utcTime()
+	case kindMapInt:
+		return obj{{"type", "object"}, {"additionalProperties", obj{{"type", "integer"}}}}
+	case kindStrings:
+		return obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}
+	case kindStruct:
+		return obj{{"$ref", "#/$defs/" + defName(f.sub)}}
+	}
+	panic(f.name)
+}
+
+func defName(c *structCodec) string {
+	return map[reflect.Type]string{
+		reflect.TypeFor[TokensDTO]():  "tokens",
+		reflect.TypeFor[StatsDTO]():   "stats",
+		reflect.TypeFor[SummaryDTO](): "summary",
+	}[c.typ]
+}
+
+// objectSchema is the schema of a struct's fields; defs collects the
+// nested structs it needs.
+func objectSchema(owner string, c *structCodec, running bool, defs map[string]any) obj {
+	var props obj
+	required := []string{}
+	for _, f := range c.fields {
+		var s any
+		switch {
+		case owner != "" && owner != "summary" && f.name == "v" && len(f.index) == 2:
+			s = obj{{"const", SchemaVersion}}
+		case owner != "" && owner != "summary" && f.name == "type" && len(f.index) == 2:
+			s = obj{{"const", owner}}
+		default:
+			s = fieldSchema(owner, f, running)
+		}
+		if f.kind == kindStruct {
+			name := defName(f.sub)
+			sub := "summary"
+			if name != "summary" {
+				sub = name
+			}
+			defs[name] = objectSchema(sub, f.sub, running, defs)
+		}
+		props = append(props, kv{f.name, s})
+		if !f.omitEmpty {
+			required = append(required, f.name)
+		}
+	}
+	return obj{{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", true}}
+}
+
+func withDefs(head obj, body obj, defs map[string]any) obj {
+	out := append(head, body...)
+	if len(defs) > 0 {
+		var d obj
+		for _, name := range []string{"summary", "stats", "tokens"} {
+			if s, ok := defs[name]; ok {
+				d = append(d, kv{name, s})
+			}
+		}
+		out = append(out, kv{"$defs", d})
+	}
+	return out
+}
+
+func eventSchema(k *kind) obj {
+	defs := map[string]any{}
+	body := objectSchema(k.typ, k.codec, false, defs)
+	return withDefs(obj{{"$schema", "https://json-schema.org/draft/2020-12/schema"}, {"$id", schemaBase + k.typ + ".schema.json"},
+		{"title", k.typ}, {"description", descriptions[k.typ]}}, body, defs)
+}
+
+func summarySchema() obj {
+	defs := map[string]any{}
+	body := objectSchema("summary", summaryCodec, true, defs)
+	return withDefs(obj{{"$schema", "https://json-schema.org/draft/2020-12/schema"}, {"$id", schemaBase + "summary.schema.json"},
+		{"title", "summary"}, {"description", "A run's summary: the content of summary.json (status running while the run is in progress) and, with a finished status, the run_finished payload."}},
+		body, defs)
+}
+
+func lineSchema() obj {
+	var defs obj
+	var cases []any
+	for _, k := range kinds {
+		s := eventSchema(k)
+		// Inline the event schema: drop its $schema and $id, lift its $defs.
+		var inner obj
+		for _, e := range s {
+			if e.k != "$schema" && e.k != "$id" && e.k != "$defs" {
+				inner = append(inner, e)
+			}
+		}
+		defs = append(defs, kv{k.typ, inner})
+		cases = append(cases, obj{{"if", obj{{"properties", obj{{"type", obj{{"const", k.typ}}}}}, {"required", []string{"type"}}}},
+			{"then", obj{{"$ref", "#/$defs/" + k.typ}}}})
+	}
+	shared := map[string]any{}
+	objectSchema("summary", summaryCodec, false, shared)
+	shared["summary"] = objectSchema("summary", summaryCodec, false, shared)
+	for _, name := range []string{"summary", "stats", "tokens"} {
+		defs = append(defs, kv{name, shared[name]})
+	}
+	return obj{
+		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+		{"$id", schemaBase + "line.schema.json"},
+		{"title", "uagent v1 stream line"},
+		{"description", "One line of a uagent --stream output. Known types are checked against their schema; unknown types and unknown fields are valid, so that additive changes keep v1."},
+		{"type", "object"},
+		{"required", []string{"v", "type", "at"}},
+		{"properties", obj{{"v", obj{{"const", SchemaVersion}}}, {"type", obj{{"type", "string"}}}, {"at", utcTime()}}},
+		{"additionalProperties", true},
+		{"allOf", cases},
+		{"$defs", defs},
+	}
+}
+
+func marshalSchema(t *testing.T, o obj) []byte {
+	b, err := json.MarshalIndent(o, "", "  ")
+	require.NoError(t, err)
+	return append(b, '\n')
+}
+
+func TestSchemaFiles(t *testing.T) {
+	for _, name := range SchemaNames() {
+		var o obj
+		switch name {
+		case "line":
+			o = lineSchema()
+		case "summary":
+			o = summarySchema()
+		default:
+			o = eventSchema(kindByType[name])
+		}
+		golden(t, filepath.Join("..", "schema", name+".schema.json"), marshalSchema(t, o))
+		got, err := Schema(name)
+		require.NoError(t, err)
+		assert.NotEmpty(t, got)
+	}
+	_, err := Schema("nope")
+	assert.ErrorContains(t, err, `stream: no schema "nope"`)
+}
+
+// ---- validating with a real validator ----
+
+func compileSchemas(t *testing.T) map[string]*jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.DefaultDraft(jsonschema.Draft2020)
+	c.AssertFormat()
+	out := map[string]*jsonschema.Schema{}
+	for _, name := range SchemaNames() {
+		b, err := Schema(name)
+		require.NoError(t, err)
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		require.NoError(t, err)
+		url := schemaBase + name + ".schema.json"
+		require.NoError(t, c.AddResource(url, doc))
+		out[name], err = c.Compile(url)
+		require.NoError(t, err, name)
+	}
+	return out
+}
+
+// validateLine checks one line against the line schema and, for a known
+// type, its own schema.
+func validateLine(t *testing.T, schemas map[string]*jsonschema.Schema, line []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(line))
+	require.NoError(t, err)
+	if err := schemas["line"].Validate(inst); err != nil {
+		return err
+	}
+	typ, _ := inst.(map[string]any)["type"].(string)
+	if s, ok := schemas[typ]; ok {
+		return s.Validate(inst)
+	}
+	return nil
+}
+
+// fuzzSeedStrings reads the string arguments of a fuzz target's seed
+// corpus in testdata/fuzz.
+func fuzzSeedStrings(t *testing.T, target string) []string {
+	paths, _ := filepath.Glob(filepath.Join("testdata", "fuzz", target, "*"))
+	var out []string
+	for _, p := range paths {
+		f, err := os.Open(p)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if arg, ok := strings.CutPrefix(sc.Text(), "string("); ok {
+				s, err := strconv.Unquote(strings.TrimSuffix(arg, ")"))
+				require.NoError(t, err, p)
+				out = append(out, s)
+			}
+		}
+		f.Close()
+	}
+	require.NotEmpty(t, out, "the seed corpus of %s", target)
+	return out
+}
+
+func TestSchemaAcceptsWhatTheSinkWrites(t *testing.T) {
+	schemas := compileSchemas(t)
+	var streams [][]byte
+	for _, name := range []string{"every-event.jsonl", "run.jsonl", "finished-empty.jsonl"} {
+		streams = append(streams, mustRead(t, filepath.Join("testdata", name)))
+	}
+	for _, s := range append(fuzzSeedStrings(t, "FuzzSinkMatchesEncodingJSON"), fuzzSeedStrings(t, "FuzzRoundTrip")...) {
+		// The strings go everywhere but into the two enums.
+		evs := withString(s)
+		for i, e := range evs {
+			switch e := e.(type) {
+			case RunFinished:
+				e.Result.Status = StatusOK
+				evs[i] = e
+			case ControlInput:
+				e.Mode = ControlHeartbeat
+				evs[i] = e
+			}
+		}
+		streams = append(streams, write(t, evs))
+	}
+	for _, b := range conformance(t) {
+		streams = append(streams, b)
+	}
+	n := 0
+	for _, s := range streams {
+		for _, l := range lines(s) {
+			require.NoError(t, validateLine(t, schemas, l), "%s", l)
+			n++
+		}
+	}
+	t.Logf("%d lines valid", n)
+
+	sum, err := MarshalSummary(SummaryToDTO(Result{Status: StatusRunning, StartedAt: t0}))
+	require.NoError(t, err)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(sum))
+	require.NoError(t, err)
+	assert.NoError(t, schemas["summary"].Validate(inst), "summary.json may be running")
+}
+
+func TestSchemaRejectsInvalidLines(t *testing.T) {
+	schemas := compileSchemas(t)
+	for name, line := range map[string]string{
+		"missing required field":  `{"v":1,"type":"tool_called","at":"2026-09-23T12:39:21Z","name":"Bash","label":"ls"}`,
+		"missing nested field":    `{"v":1,"type":"model_responded","at":"2026-09-23T12:39:21Z","turn":1,"duration_ms":1,"usage":{"input":1}}`,
+		"wrong JSON type":         `{"v":1,"type":"turn_started","at":"2026-09-23T12:39:21Z","turn":"1"}`,
+		"fractional turn":         `{"v":1,"type":"turn_started","at":"2026-09-23T12:39:21Z","turn":1.5}`,
+		"bad at":                  `{"v":1,"type":"runner_error","at":"yesterday","message":"x"}`,
+		"at not UTC":              `{"v":1,"type":"runner_error","at":"2026-09-23T14:39:21+02:00","message":"x"}`,
+		"missing at":              `{"v":1,"type":"hologram"}`,
+		"version 2":               `{"v":2,"type":"runner_error","at":"2026-09-23T12:39:21Z","message":"x"}`,
+		"unknown control mode":    `{"v":1,"type":"control_input","at":"2026-09-23T12:39:21Z","id":"c","mode":"sometimes"}`,
+		"running in run_finished": strings.Replace(string(lines(mustRead(t, "testdata/run.jsonl"))[20]), `"status":"ok"`, `"status":"running"`, 1),
+		"tools_by_name values":    strings.Replace(string(lines(mustRead(t, "testdata/run.jsonl"))[20]), `{"Bash":3}`, `{"Bash":"3"}`, 1),
+	} {
+		assert.Error(t, validateLine(t, schemas, []byte(line)), name)
+	}
+	assert.NoError(t, validateLine(t, schemas, []byte(`{"v":1,"type":"hologram","at":"2026-09-23T12:39:21Z","beam":[1]}`)), "unknown types are valid")
+}
+
+// ---- the schema and the Go types stay in sync ----
+
+// jsonShape is a field as reflection over the DTO types sees it,
+// independently of the codec.
+type jsonShape struct {
+	Name     string
+	Type     string
+	Required bool
+}
+
+func shapesOf(t reflect.Type) map[string]jsonShape {
+	out := map[string]jsonShape{}
+	for _, f := range reflect.VisibleFields(t) {
+		tag, ok := f.Tag.Lookup("json")
+		if !ok || f.Anonymous {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		typ := ""
+		switch {
+		case f.Type == reflect.TypeFor[time.Time]():
+			typ = "string"
+		case f.Type.Kind() == reflect.String:
+			typ = "string"
+		case f.Type.Kind() == reflect.Int, f.Type.Kind() == reflect.Int64:
+			typ = "integer"
+		case f.Type.Kind() == reflect.Bool:
+			typ = "boolean"
+		case f.Type.Kind() == reflect.Struct, f.Type.Kind() == reflect.Map:
+			typ = "object"
+		case f.Type.Kind() == reflect.Slice:
+			typ = "array"
+		default:
+			typ = f.Type.String()
+		}
+		out[name] = jsonShape{name, typ, !strings.Contains(opts, "omitempty")}
+	}
+	return out
+}
+
+// schemaShapes reads the fields of an object schema: its properties, their
+// JSON types (a const stands for its value's type; a $ref for an object),
+// and which are required.
+func schemaShapes(t *testing.T, s map[string]any) map[string]jsonShape {
+	out := map[string]jsonShape{}
+	required := map[string]bool{}
+	for _, r := range s["required"].([]any) {
+		required[r.(string)] = true
+	}
+	for name, p := range s["properties"].(map[string]any) {
+		p := p.(map[string]any)
+		typ, _ := p["type"].(string)
+		switch c := p["const"].(type) {
+		case string:
+			typ = "string"
+		case float64:
+			if c == float64(int64(c)) {
+				typ = "integer"
+			}
+		}
+		if _, ok := p["$ref"]; ok {
+			typ = "object"
+		}
+		out[name] = jsonShape{name, typ, required[name]}
+	}
+	assert.Equal(t, true, s["additionalProperties"], "unknown fields are allowed")
+	return out
+}
+
+func readSchema(t *testing.T, name string) map[string]any {
+	b, err := os.ReadFile(filepath.Join("schema", name+".schema.json"))
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
+}
+
+func TestSchemaMatchesTheGoTypes(t *testing.T) {
+	check := func(t *testing.T, what string, goType reflect.Type, s map[string]any) {
+		if d := cmpDiff(shapesOf(goType), schemaShapes(t, s)); d != "" {
+			t.Errorf("%s: the schema and %s differ (-Go +schema):\n%s\nrun go test -update after changing a DTO", what, goType, d)
+		}
+	}
+	nested := map[string]reflect.Type{"summary": reflect.TypeFor[SummaryDTO](), "stats": reflect.TypeFor[StatsDTO](), "tokens": reflect.TypeFor[TokensDTO]()}
+	for _, k := range kinds {
+		s := readSchema(t, k.typ)
+		check(t, k.typ, k.dto, s)
+		defs, _ := s["$defs"].(map[string]any)
+		for name, d := range defs {
+			check(t, k.typ+" $defs/"+name, nested[name], d.(map[string]any))
+		}
+	}
+	line := readSchema(t, "line")
+	for name, d := range line["$defs"].(map[string]any) {
+		goType, ok := nested[name]
+		if !ok {
+			goType = kindByType[name].dto
+		}
+		check(t, "line $defs/"+name, goType, d.(map[string]any))
+	}
+	assert.Len(t, line["allOf"], len(kinds), "the line schema dispatches on every type")
+	sum := readSchema(t, "summary")
+	check(t, "summary", reflect.TypeFor[SummaryDTO](), sum)
+	for name, d := range sum["$defs"].(map[string]any) {
+		check(t, "summary $defs/"+name, nested[name], d.(map[string]any))
+	}
+}

@@ -1,0 +1,110 @@
+// Command fakeuagent stands in for `uagent --stream` in the tests of the
+// stream package: it replays a recording with delays, exits with a chosen
+// code, writes to stderr, hangs until signalled, spawns a grandchild, writes
+// a huge line, or dies in the middle of a line.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	replay := flag.String("replay", "", "JSONL file to write to stdout, line by line")
+	delay := flag.Duration("delay", 0, "pause before each line")
+	lines := flag.Int("lines", -1, "write only the first N lines of -replay")
+	exit := flag.Int("exit", 0, "exit code")
+	stderr := flag.String("stderr", "", "text to write to stderr first")
+	stderrBytes := flag.Int("stderr-bytes", 0, "write this many bytes of numbered filler to stderr")
+	hang := flag.Bool("hang", false, "after writing, wait for a signal")
+	onInt := flag.String("on-int", "die", "on SIGINT with -hang: die (exit 130), finish (write -finish-line, exit 130), or ignore")
+	finishLine := flag.String("finish-line", "", "the line -on-int=finish writes")
+	grandchild := flag.String("grandchild", "", "start `sleep 1000` in the background and write its pid to this file")
+	bigLine := flag.Int("big", 0, "after half of -replay, write a tool_called line with arguments of this many bytes")
+	cut := flag.Bool("cut", false, "end by writing half a line and exiting")
+	flag.Parse()
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	if *onInt == "ignore" {
+		signal.Ignore(syscall.SIGINT)
+	}
+
+	if *stderr != "" {
+		fmt.Fprint(os.Stderr, *stderr)
+	}
+	if *stderrBytes > 0 {
+		w := bufio.NewWriter(os.Stderr)
+		for i := 0; i < *stderrBytes; {
+			n, _ := fmt.Fprintf(w, "stderr line %08d\n", i)
+			i += n
+		}
+		w.Flush()
+	}
+	if *grandchild != "" {
+		sleep := exec.Command("sleep", "1000")
+		sleep.Stdout = os.Stdout // holds the stream open, as a careless tool would
+		if err := sleep.Start(); err != nil {
+			fatal(err)
+		}
+		if err := os.WriteFile(*grandchild, []byte(fmt.Sprint(sleep.Process.Pid)), 0o644); err != nil {
+			fatal(err)
+		}
+	}
+
+	out := bufio.NewWriterSize(os.Stdout, 1<<20)
+	if *replay != "" {
+		data, err := os.ReadFile(*replay)
+		if err != nil {
+			fatal(err)
+		}
+		all := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+		if *lines >= 0 && *lines < len(all) {
+			all = all[:*lines]
+		}
+		for i, l := range all {
+			if *bigLine > 0 && i == len(all)/2 {
+				fmt.Fprintf(out, `{"v":1,"type":"tool_called","at":"2026-09-23T12:39:21.7Z","call_id":"big","name":"Write","label":"write big","arguments":"%s"}`+"\n",
+					strings.Repeat("x", *bigLine))
+			}
+			time.Sleep(*delay)
+			if !strings.HasSuffix(l, "\n") {
+				l += "\n"
+			}
+			out.WriteString(l)
+			out.Flush()
+		}
+	}
+	if *cut {
+		out.WriteString(`{"v":1,"type":"tool_finished","at":"2026-09-23T12:39:21.8Z","call_id":"call_cat","na`)
+		out.Flush()
+		os.Exit(*exit)
+	}
+	out.Flush()
+	if *hang {
+		for sig := range sigs {
+			switch {
+			case sig == syscall.SIGINT && *onInt == "finish":
+				fmt.Println(*finishLine)
+				os.Exit(130)
+			case sig == syscall.SIGINT && *onInt == "ignore":
+				continue
+			default:
+				os.Exit(130)
+			}
+		}
+	}
+	os.Exit(*exit)
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "fakeuagent:", err)
+	os.Exit(99)
+}
