@@ -1,7 +1,9 @@
 package stream
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The codec turns DTO structs into JSON and back, driven by a field table
@@ -405,61 +408,164 @@ func (p *parser) literal(lit string) *parseError {
 	return nil
 }
 
+// plain marks the bytes a JSON string may hold as they are: all but the
+// quote, the backslash and the C0 controls. Bytes of multi-byte UTF-8
+// sequences are plain; the result is checked for valid UTF-8 afterwards.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// plainRun returns the index of the first byte at or after i that is not
+// plain, eight bytes at a time while it can.
+func plainRun(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		quote, bslash := w^(lsb*'"'), w^(lsb*'\\')
+		// A byte below 0x20, or a zero byte of quote or bslash, sets its
+		// high bit here (borrows can only flag bytes after a real one).
+		if ((w-lsb*0x20)|(quote-lsb)|(bslash-lsb))&^w&msb != 0 {
+			break
+		}
+	}
+	for i < len(data) && plain[data[i]] {
+		i++
+	}
+	return i
+}
+
 // stringBytes parses a string at p.pos (a quote) and returns its contents,
-// unescaped, with invalid UTF-8 replaced by U+FFFD. The result aliases
-// p.data or p.scratch: it is valid until the next call.
+// unescaped, with invalid UTF-8 replaced by U+FFFD byte by byte, as
+// encoding/json does. The result aliases p.data or p.scratch: it is valid
+// until the next call.
 func (p *parser) stringBytes() ([]byte, *parseError) {
 	data := p.data
 	start := p.pos + 1
-	i := start
-	for i < len(data) && safeASCII[data[i]] {
-		i++
-	}
+	i := plainRun(data, start)
 	if i < len(data) && data[i] == '"' {
 		p.pos = i + 1
-		return data[start:i], nil
+		if s := data[start:i]; utf8.Valid(s) {
+			return s, nil
+		}
+		p.scratch = fixUTF8(append(p.scratch[:0], data[start:i]...))
+		return p.scratch, nil
 	}
-	buf := append(p.scratch[:0], data[start:i]...)
+	buf, err := p.unescape(append(p.scratch[:0], data[start:i]...), i)
+	p.scratch = buf
+	return buf, err
+}
+
+// str parses a string value into a new Go string. A string with escapes is
+// unescaped straight into the string's own memory: its closing quote is
+// found first, so that one allocation of the right size suffices.
+func (p *parser) str() (string, *parseError) {
+	data := p.data
+	start := p.pos + 1
+	i := plainRun(data, start)
+	if i < len(data) && data[i] == '"' {
+		p.pos = i + 1
+		if s := data[start:i]; utf8.Valid(s) {
+			return string(s), nil
+		}
+		return string(fixUTF8(data[start:i])), nil
+	}
+	end := closingQuote(data, i)
+	if end < 0 {
+		_, err := p.unescape(p.scratch[:0], i) // reports where it breaks
+		return "", err
+	}
+	buf, err := p.unescape(append(make([]byte, 0, end-start), data[start:i]...), i)
+	if err != nil {
+		return "", err
+	}
+	// buf is new, and nothing else refers to it or changes it.
+	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
+}
+
+// closingQuote returns the index of the quote that ends the string whose
+// bytes continue at data[i], or -1.
+func closingQuote(data []byte, i int) int {
+	for {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return -1
+		}
+		q += i
+		n := 0
+		for j := q - 1; j >= i && data[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q
+		}
+		i = q + 1
+	}
+}
+
+// unescape appends the rest of the string at data[i] to buf, up to its
+// closing quote, and moves p.pos past the quote.
+func (p *parser) unescape(buf []byte, i int) ([]byte, *parseError) {
+	data := p.data
 	for {
 		if i >= len(data) {
 			p.pos = i
-			p.scratch = buf
-			return nil, p.syntax("the end of the string")
+			return buf, p.syntax("the end of the string")
 		}
-		c := data[i]
-		switch {
+		switch c := data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			p.scratch = buf
+			if !utf8.Valid(buf) {
+				buf = fixUTF8(buf)
+			}
 			return buf, nil
 		case c == '\\':
+			if i+1 < len(data) {
+				if r := simpleEscape[data[i+1]]; r != 0 {
+					buf = append(buf, r)
+					i += 2
+					break
+				}
+			}
 			var err *parseError
-			buf, i, err = p.escape(buf, i)
-			if err != nil {
-				p.scratch = buf
-				return nil, err
+			if buf, i, err = p.escape(buf, i); err != nil {
+				return buf, err
 			}
 		case c < 0x20:
 			p.pos = i
-			p.scratch = buf
-			return nil, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && size == 1 {
-				buf = append(buf, "\uFFFD"...)
-			} else {
-				buf = append(buf, data[i:i+size]...)
-			}
-			i += size
+			return buf, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
 		default:
-			j := i + 1
-			for j < len(data) && safeASCII[data[j]] {
-				j++
-			}
+			j := plainRun(data, i+1)
 			buf = append(buf, data[i:j]...)
 			i = j
 		}
 	}
+}
+
+// simpleEscape maps the byte after a backslash to what it stands for, for
+// the one-character escapes.
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// fixUTF8 replaces each byte that is not part of a valid UTF-8 sequence
+// with U+FFFD.
+func fixUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }
 
 // escape decodes the escape sequence at data[i] (a backslash) into buf.
@@ -546,15 +652,6 @@ func utf16Decode(r1, r2 rune) rune {
 		return (r1-0xd800)<<10 | (r2 - 0xdc00) + 0x10000
 	}
 	return utf8.RuneError
-}
-
-// str parses a string value into a new Go string.
-func (p *parser) str() (string, *parseError) {
-	b, err := p.stringBytes()
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
 }
 
 // number scans a JSON number and reports whether it is an integer.
