@@ -379,6 +379,11 @@ func FuzzDecode(f *testing.F) {
 		if diff := cmpDiff(whole, chunked); diff != "" {
 			t.Fatalf("chunking changed the result:\n%s", diff)
 		}
+		oneByte, oneByteErrs := decodeAll(t, iotest.OneByteReader(iotest.DataErrReader(bytes.NewReader(in))))
+		require.Equal(t, len(wholeErrs), len(oneByteErrs))
+		if diff := cmpDiff(whole, oneByte); diff != "" {
+			t.Fatalf("one-byte reads changed the result:\n%s", diff)
+		}
 	})
 }
 
