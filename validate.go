@@ -22,18 +22,21 @@ func (f Finding) String() string { return fmt.Sprintf("%d: %s (%s)", f.Line, f.M
 
 // The rules Validate checks, as Finding.Rule names them.
 const (
-	RuleJSON        = "json"         // every line is one JSON object with integer v, string type, RFC 3339 UTC at
-	RuleVersion     = "version"      // v is 1
-	RuleFirst       = "first"        // the first line is run_started
-	RuleFinished    = "run-finished" // exactly one run_finished, and it is the last line
-	RuleRequired    = "required"     // each known type has its required fields
-	RuleToolOp      = "tool-op"      // tool_finished follows its tool_started, or has ok:false without op_id
-	RuleTurn        = "turn"         // turns count from 1; model_responded follows turn_started
-	RuleStats       = "stats"        // the summary's stats and answer equal the recomputed ones
-	RuleStatus      = "status"       // status is ok, error, timeout, interrupted or disk_limit
-	RuleEnded       = "ended"        // a stream without run_finished ended as the contract allows
-	noExitCode      = -1 << 31
-	maxLineFindings = 10000
+	RuleJSON     = "json"         // every line is one JSON object with integer v, string type, RFC 3339 UTC at
+	RuleVersion  = "version"      // v is 1
+	RuleFirst    = "first"        // the first line is run_started
+	RuleFinished = "run-finished" // exactly one run_finished, and it is the last line
+	RuleRequired = "required"     // each known type has its required fields
+	RuleToolOp   = "tool-op"      // tool_finished follows its tool_started, or has ok:false without op_id
+	RuleTurn     = "turn"         // turns count from 1; model_responded follows turn_started
+	RuleStats    = "stats"        // the summary's stats and answer equal the recomputed ones
+	RuleStatus   = "status"       // status is ok, error, timeout, interrupted or disk_limit
+	RuleEnded    = "ended"        // a stream without run_finished ended as the contract allows
+)
+
+const (
+	noExitCode  = -1 << 31 // WithExitCode was not given
+	maxFindings = 10000    // Validate keeps this many findings
 )
 
 // ValidateOption configures [Validate].
@@ -57,7 +60,7 @@ type validator struct {
 }
 
 func (v *validator) add(line int, rule, format string, args ...any) {
-	if len(v.findings) < maxLineFindings {
+	if len(v.findings) < maxFindings {
 		v.findings = append(v.findings, Finding{Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
 	}
 }
