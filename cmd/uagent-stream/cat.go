@@ -20,14 +20,7 @@ func cmdCat(e env, args []string) error {
 	fs := flags(e, "cat", "[-f] [--no-color] FILE|-")
 	follow := fs.Bool("f", false, "follow a growing file until run_finished, like tail -f")
 	noColor := fs.Bool("no-color", false, "never colour the output (NO_COLOR also turns colour off)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	name, err := oneInput(e, fs)
-	if err != nil {
-		return err
-	}
-	in, err := open(e, name)
+	_, in, err := parseInput(e, fs, args)
 	if err != nil {
 		return err
 	}

@@ -66,14 +66,7 @@ func cmdValidate(e env, args []string) error {
 func cmdStats(e env, args []string) error {
 	fs := flags(e, "stats", "[--check] FILE|-")
 	check := fs.Bool("check", false, "compare with the stream's own run_finished summary; exit 1 on any difference")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	name, err := oneInput(e, fs)
-	if err != nil {
-		return err
-	}
-	in, err := open(e, name)
+	name, in, err := parseInput(e, fs, args)
 	if err != nil {
 		return err
 	}

@@ -133,12 +133,17 @@ func open(e env, name string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// oneInput checks that exactly one FILE|- was given.
-func oneInput(e env, fs *flag.FlagSet) (string, error) {
-	if fs.NArg() != 1 {
-		return "", usageError(e, fs, "want one FILE or -")
+// parseInput parses the flags of a command that reads one FILE or -, and
+// opens it.
+func parseInput(e env, fs *flag.FlagSet, args []string) (string, io.ReadCloser, error) {
+	if err := parse(fs, args); err != nil {
+		return "", nil, err
 	}
-	return fs.Arg(0), nil
+	if fs.NArg() != 1 {
+		return "", nil, usageError(e, fs, "want one FILE or -")
+	}
+	in, err := open(e, fs.Arg(0))
+	return fs.Arg(0), in, err
 }
 
 // useColor reports whether to colour output to w: only on a terminal, never

@@ -17,14 +17,7 @@ import (
 func cmdTimeline(e env, args []string) error {
 	fs := flags(e, "timeline", "[-o OUT.svg] FILE|-")
 	out := fs.String("o", "", "write the SVG to this file instead of standard output")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	name, err := oneInput(e, fs)
-	if err != nil {
-		return err
-	}
-	in, err := open(e, name)
+	_, in, err := parseInput(e, fs, args)
 	if err != nil {
 		return err
 	}
