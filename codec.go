@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -428,11 +429,13 @@ const (
 func plainRun(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
-		quote, bslash := w^(lsb*'"'), w^(lsb*'\\')
-		// A byte below 0x20, or a zero byte of quote or bslash, sets its
-		// high bit here (borrows can only flag bytes after a real one).
-		if ((w-lsb*0x20)|(quote-lsb)|(bslash-lsb))&^w&msb != 0 {
-			break
+		// Each term sets the high bit of the bytes it looks for: below
+		// 0x20, a quote, a backslash. A borrow can flag a byte only above
+		// one truly flagged, so the lowest flag is exact.
+		q, b := w^(lsb*'"'), w^(lsb*'\\')
+		m := ((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((b - lsb) &^ b)
+		if m &= msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for i < len(data) && plain[data[i]] {

@@ -407,3 +407,27 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestPlainRunMatchesByteByByte(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{0x00, 0x1f, 0x20, 0x21, '"', '\\', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
+	for range 20000 {
+		data := make([]byte, rnd.IntN(40))
+		for i := range data {
+			if rnd.IntN(4) == 0 {
+				data[i] = alphabet[rnd.IntN(len(alphabet))]
+			} else {
+				data[i] = byte('a' + rnd.IntN(26))
+			}
+		}
+		start := 0
+		if len(data) > 0 {
+			start = rnd.IntN(len(data))
+		}
+		want := start
+		for want < len(data) && plain[data[want]] {
+			want++
+		}
+		require.Equal(t, want, plainRun(data, start), "%q from %d", data, start)
+	}
+}
