@@ -147,8 +147,8 @@ type runItem struct {
 //
 // When ctx ends, Start sends SIGINT to the process group, waits the grace
 // period (see WithGrace), then sends SIGKILL to the group, so that no child
-// or grandchild survives. A grandchild that keeps stdout open after the
-// process exits is killed after the grace period too.
+// or grandchild survives. A grandchild that keeps stdout or stderr open
+// after the process exits is killed after the grace period too.
 func Start(ctx context.Context, cmd *exec.Cmd, opts ...RunOption) (*Run, error) {
 	if cmd.Stdout != nil {
 		return nil, errors.New("stream: start: cmd.Stdout is already set")
@@ -199,7 +199,7 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...RunOption) (*Run, error) 
 		r.waited = cmd.Wait()
 		close(r.exited)
 	}()
-	go r.watch(outR)
+	go r.watch(outR, errR)
 	go r.read(outR, nil)
 	return r, nil
 }
@@ -224,9 +224,17 @@ func (r *Run) signalGroup(sig syscall.Signal) {
 	_ = syscall.Kill(-r.cmd.Process.Pid, sig)
 }
 
-// watch stops the process group when ctx ends, and kills what is left of it
-// when stdout stays open after the process exited.
-func (r *Run) watch(out *os.File) {
+// watch stops the process group when ctx ends. Once the process has
+// exited, it gives the descendants that still hold stdout or stderr open the
+// grace period, then kills the group; if a pipe is still open after that (a
+// descendant left the group), it closes the pipe, so that Wait returns.
+func (r *Run) watch(stdout, stderr *os.File) {
+	drained := make(chan struct{})
+	go func() {
+		<-r.done
+		<-r.errEOF
+		close(drained)
+	}()
 	select {
 	case <-r.ctx.Done():
 		r.signalGroup(syscall.SIGINT)
@@ -234,23 +242,21 @@ func (r *Run) watch(out *os.File) {
 		case <-r.exited:
 		case <-time.After(r.cfg.grace):
 		}
-		// Whatever is left of the group, the process included, goes now.
-		r.signalGroup(syscall.SIGKILL)
+		r.signalGroup(syscall.SIGKILL) // whatever is left of the group goes now
 	case <-r.exited:
 		select {
-		case <-r.done:
+		case <-drained:
 			return
 		case <-time.After(r.cfg.grace):
-			// A grandchild holds stdout open: end it and the read.
-			r.signalGroup(syscall.SIGKILL)
 		case <-r.ctx.Done():
-			r.signalGroup(syscall.SIGKILL)
 		}
+		r.signalGroup(syscall.SIGKILL)
 	}
 	select {
-	case <-r.done:
+	case <-drained:
 	case <-time.After(r.cfg.grace):
-		out.Close() // a descendant escaped the group and still holds stdout
+		stdout.Close()
+		stderr.Close()
 	}
 }
 

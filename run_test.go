@@ -200,14 +200,25 @@ func TestStartCancellation(t *testing.T) {
 	})
 }
 
-func TestStartGrandchildHoldingStdout(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
-	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-grandchild", pidFile), WithGrace(200*time.Millisecond))
-	require.NoError(t, err)
-	_, _, o := collect(t, r)
-	assert.Equal(t, KindFinished, o.Kind)
-	pid := readPid(t, pidFile)
-	assert.Eventually(t, func() bool { return !alive(pid) }, 5*time.Second, 10*time.Millisecond)
+func TestStartGrandchildHoldingAPipe(t *testing.T) {
+	for _, holds := range []string{"stdout", "stderr"} {
+		t.Run(holds, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+			r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-grandchild", pidFile, "-grandchild-holds", holds),
+				WithGrace(200*time.Millisecond))
+			require.NoError(t, err)
+			done := make(chan Outcome)
+			go func() { _, _, o := collect(t, r); done <- o }()
+			select {
+			case o := <-done:
+				assert.Equal(t, KindFinished, o.Kind)
+			case <-time.After(10 * time.Second):
+				t.Fatal("Wait did not return")
+			}
+			pid := readPid(t, pidFile)
+			assert.Eventually(t, func() bool { return !alive(pid) }, 5*time.Second, 10*time.Millisecond)
+		})
+	}
 }
 
 func TestStartStderrTail(t *testing.T) {

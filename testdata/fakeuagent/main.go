@@ -27,6 +27,7 @@ func main() {
 	onInt := flag.String("on-int", "die", "on SIGINT with -hang: die (exit 130), finish (write -finish-line, exit 130), or ignore")
 	finishLine := flag.String("finish-line", "", "the line -on-int=finish writes")
 	grandchild := flag.String("grandchild", "", "start `sleep 1000` in the background and write its pid to this file")
+	grandchildHolds := flag.String("grandchild-holds", "stdout", "the stream the grandchild keeps open: stdout or stderr")
 	bigLine := flag.Int("big", 0, "after half of -replay, write a tool_called line with arguments of this many bytes")
 	cut := flag.Bool("cut", false, "end by writing half a line and exiting")
 	flag.Parse()
@@ -50,7 +51,11 @@ func main() {
 	}
 	if *grandchild != "" {
 		sleep := exec.Command("sleep", "1000")
-		sleep.Stdout = os.Stdout // holds the stream open, as a careless tool would
+		if *grandchildHolds == "stderr" {
+			sleep.Stderr = os.Stderr
+		} else {
+			sleep.Stdout = os.Stdout // holds the stream open, as a careless tool would
+		}
 		if err := sleep.Start(); err != nil {
 			fatal(err)
 		}
