@@ -208,7 +208,12 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 				WithGrace(200*time.Millisecond))
 			require.NoError(t, err)
 			done := make(chan Outcome)
-			go func() { _, _, o := collect(t, r); done <- o }()
+			go func() {
+				for range r.Events() {
+				}
+				o, _ := r.Wait()
+				done <- o
+			}()
 			select {
 			case o := <-done:
 				assert.Equal(t, KindFinished, o.Kind)

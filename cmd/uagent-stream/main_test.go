@@ -143,7 +143,9 @@ func TestCatHostileStream(t *testing.T) {
 }
 
 func TestCatFollow(t *testing.T) {
+	old := pollInterval
 	pollInterval = 5 * time.Millisecond
+	t.Cleanup(func() { pollInterval = old })
 	full, err := os.ReadFile(runFile)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "live.jsonl")
