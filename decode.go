@@ -16,12 +16,12 @@ import (
 const DefaultMaxLineSize = 64 << 20
 
 // Option configures a [Decoder].
-type Option func(*Decoder)
+type DecoderOption func(*Decoder)
 
 // WithMaxLineSize sets the longest line, in bytes without its line ending,
 // that the Decoder decodes. A longer line is reported as ErrLineTooLong and
 // skipped without being held in memory. n <= 0 means DefaultMaxLineSize.
-func WithMaxLineSize(n int) Option {
+func WithMaxLineSize(n int) DecoderOption {
 	return func(d *Decoder) {
 		if n <= 0 {
 			n = DefaultMaxLineSize
@@ -100,7 +100,7 @@ type Decoder struct {
 type pendingField struct{ key, val int }
 
 // NewDecoder returns a Decoder reading from r.
-func NewDecoder(r io.Reader, opts ...Option) *Decoder {
+func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
 	d := &Decoder{r: r, max: DefaultMaxLineSize}
 	for _, o := range opts {
 		o(d)

@@ -82,7 +82,7 @@ type runConfig struct {
 	grace   time.Duration
 	speed   float64
 	copyTo  io.Writer
-	decOpts []Option
+	decOpts []DecoderOption
 }
 
 // WithGrace sets how long Start waits after SIGINT before it sends SIGKILL,
@@ -99,7 +99,7 @@ func WithTiming(speed float64) RunOption { return func(c *runConfig) { c.speed =
 func WithStdoutCopy(w io.Writer) RunOption { return func(c *runConfig) { c.copyTo = w } }
 
 // WithRunDecoderOptions passes options to the Decoder that reads the stream.
-func WithRunDecoderOptions(opts ...Option) RunOption {
+func WithRunDecoderOptions(opts ...DecoderOption) RunOption {
 	return func(c *runConfig) { c.decOpts = append(c.decOpts, opts...) }
 }
 

@@ -342,7 +342,7 @@ const maxKeptErrors = 1000
 // Summarize reads a stream through a [Decoder] and recomputes its summary.
 // Lines that cannot be decoded are counted and skipped; lines after
 // run_finished are not folded. The error is nil unless the reader failed.
-func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
+func Summarize(r io.Reader, opts ...DecoderOption) (Recomputed, error) {
 	var (
 		out     Recomputed
 		c       = NewStatsCollector()

@@ -49,13 +49,13 @@ type ValidateOption func(*validator)
 func WithExitCode(code int) ValidateOption { return func(v *validator) { v.exitCode = code } }
 
 // WithDecoderOptions passes options to the Decoder that Validate reads with.
-func WithDecoderOptions(opts ...Option) ValidateOption {
+func WithDecoderOptions(opts ...DecoderOption) ValidateOption {
 	return func(v *validator) { v.decOpts = append(v.decOpts, opts...) }
 }
 
 type validator struct {
 	exitCode int
-	decOpts  []Option
+	decOpts  []DecoderOption
 	findings []Finding
 }
 
