@@ -15,7 +15,7 @@ import (
 // [WithMaxLineSize] says otherwise: 64 MiB.
 const DefaultMaxLineSize = 64 << 20
 
-// Option configures a [Decoder].
+// DecoderOption configures a [Decoder].
 type DecoderOption func(*Decoder)
 
 // WithMaxLineSize sets the longest line, in bytes without its line ending,
