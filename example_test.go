@@ -1,8 +1,10 @@
 package stream_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"time"
 
@@ -100,4 +102,71 @@ func ExampleStatsCollector() {
 	s := c.Stats()
 	fmt.Println(s.ModelTime, s.ToolBusyTime, s.ToolModelOverlap, s.MaxParallelTools, s.ToolsByName)
 	// Output: 3s 2s 1s 2 map[Bash:2]
+}
+
+func ExampleValidate() {
+	f, err := os.Open("testdata/invalid/tool-op.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	findings, err := stream.Validate(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, f := range findings {
+		fmt.Println(f)
+	}
+	// Output:
+	// 15: tool_finished for op_id "op-nope", which no tool_started began (tool-op)
+	// 21: stats.tool_busy_ms is 117, recomputed 2798 (stats)
+	// 21: stats.tool_model_overlap_ms is 0, recomputed 2669 (stats)
+}
+
+func ExampleStart() {
+	// Any command that writes a stream to stdout; here, a recording.
+	run, err := stream.Start(context.Background(), exec.Command("cat", "testdata/run.jsonl"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	tools := 0
+	for dto, err := range run.Events() {
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		if _, ok := dto.(stream.ToolCalledDTO); ok {
+			tools++
+		}
+	}
+	out, err := run.Wait()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tools, "tool calls;", out.Kind, out.Status, "exit", out.ExitCode, "lines", out.Lines)
+	// Output: 3 tool calls; finished ok exit 0 lines 21
+}
+
+func ExampleOpen() {
+	run, err := stream.Open("testdata/invalid/run-finished-missing.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for dto, err := range run.Events() {
+		if d, ok := dto.(stream.ToolFinishedDTO); ok && err == nil {
+			fmt.Println(d.Label, d.OK, d.Detail)
+		}
+	}
+	out, _ := run.Wait()
+	fmt.Println(out.Kind, out.Status)
+	// Output:
+	// ls true exit 0
+	// wc -l a.txt true exit 0
+	// cat b.txt false exit 1
+	// cut_off error
 }
