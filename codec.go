@@ -208,9 +208,9 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 	if len(s) < 5 || s[4] != '-' {
 		return b[:n], errTimeRange
 	}
-	if s[len(s)-1] != 'Z' {
-		z := s[len(s)-6:]
-		if z[1] < '0' || z[1] > '9' || (z[1]-'0')*10+(z[2]-'0') >= 24 {
+	if s[len(s)-1] != 'Z' { // as time.Time.MarshalJSON checks the zone
+		c := s[len(s)-len("Z07:00")]
+		if ('0' <= c && c <= '9') || (s[len(s)-5]-'0')*10+(s[len(s)-4]-'0') >= 24 {
 			return b[:n], errTimeRange
 		}
 	}

@@ -205,6 +205,30 @@ func TestSinkFailingWriterKeepsWholeLines(t *testing.T) {
 	}
 }
 
+func TestSinkRefusesTheTimesEncodingJSONRefuses(t *testing.T) {
+	for _, at := range []time.Time{
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 23*3600+59*60)),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 24*3600)),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("x", -30*3600)),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 5*3600+30*60+15)),
+	} {
+		// In a summary the time keeps its zone, as in a hand-built DTO.
+		dto := SummaryDTO{StartedAt: at}
+		want, wantErr := json.Marshal(dto)
+		got, gotErr := appendDTO(nil, dto)
+		if wantErr != nil {
+			assert.Error(t, gotErr, "%v", at)
+			continue
+		}
+		require.NoError(t, gotErr, "%v", at)
+		assert.Equal(t, string(want), string(got))
+	}
+}
+
 func TestSinkWritesAtMostOneRunFinished(t *testing.T) {
 	got := write(t, []Event{
 		RunStarted{At: t0},
