@@ -8,7 +8,13 @@
 //	uagent-stream run [--json] [--no-color] [--grace D] -- COMMAND ARGS…
 //	uagent-stream schema [TYPE]
 //
-// It exits 0 on success, 1 on findings or failure and 2 on a usage error.
+// It exits 0 on success, 1 on findings or failure and 2 on a usage error:
+// cat exits 1 when a line could not be read, validate when it reports a
+// violation, stats --check when the stats differ. run exits with the
+// command's own exit code, or 128+signal when a signal killed it.
+//
+// Colour is used only on a terminal, never when NO_COLOR is set, and every
+// string from a stream is sanitized before it reaches a terminal or an SVG.
 package main
 
 import (
