@@ -73,7 +73,10 @@ func (e *LineError) Unwrap() error { return e.Err }
 // DTO value EventToDTO would return for it (RunStartedDTO, …); a line of an
 // unknown type becomes an [UnknownDTO]. Key order does not matter, unknown
 // fields are ignored, "\r\n" endings and blank lines are accepted, and
-// U+2028/U+2029 are not line breaks.
+// U+2028/U+2029 are not line breaks. Values decode as encoding/json decodes
+// them (invalid UTF-8 becomes U+FFFD, null leaves a field zero, the last of
+// duplicate keys wins), except that keys match exactly, not ignoring case,
+// and that v, type and at are required.
 //
 // A Decoder is not safe for concurrent use. It buffers at most one line (up
 // to the limit of [WithMaxLineSize]) plus one read, so its memory does not

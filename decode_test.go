@@ -431,3 +431,27 @@ func TestPlainRunMatchesByteByByte(t *testing.T) {
 		require.Equal(t, want, plainRun(data, start), "%q from %d", data, start)
 	}
 }
+
+// TestDecodeHandWrittenLines compares the Decoder with encoding/json on
+// lines no writer of ours produces but JSON allows.
+func TestDecodeHandWrittenLines(t *testing.T) {
+	for _, line := range []string{
+		` { "v" : 1 , "type" : "turn_started" , "at" : "2026-09-23T12:39:21Z" , "turn" : -0 } `,
+		"{\"v\":1,\"type\":\"turn_started\",\"at\":\"2026-09-23T12:39:21Z\",\t\"turn\":\r 2}",
+		`{"v":1,"type":"user_message","at":"2026-09-23T12:39:21Z","text":"a","text":"b","id":null}`,
+		`{"v":1,"\u0074ype":"user_message","at":"2026-09-23T12:39:21Z","te\u0078t":"escaped keys"}`,
+		`{"v":1,"type":"user_message","at":"2026-09-23T12:39:21Z","text":"\/ \ud83d\ude00 \ud800 \udc00x \u00e9 \u2028"}`,
+		`{"v":1,"type":"user_message","at":"2026-09-23T12:39:21.123456789Z","text":"` + "raw \xff\xfe bytes \xe2\x82" + `"}`,
+		`{"v":1,"type":"model_responded","at":"2026-09-23T12:39:21Z","usage":null,"turn":1,"stop":null}`,
+		`{"v":1,"type":"run_finished","at":"2026-09-23T12:39:21Z","summary":{"stats":{"tools_by_name":{"a":1,"b":null,"a":3},"errors":["x",null],"failures":null,"tokens":{"input":9007199254740993}},"started_at":"2026-09-23T14:39:21.5+02:00"}}`,
+		`{"v":1,"type":"tool_finished","at":"2026-09-23T12:39:21Z","ok":false,"extra":{"deep":[[[{"x":[true,false,null,1e5,-2.5E-3,"s"]}]]]}}`,
+		`{"type":"assistant_message","final":true,"text":"order does not matter","turn":3,"v":1,"at":"2026-09-23T12:39:21Z"}`,
+	} {
+		got, errs := decodeAll(t, strings.NewReader(line+"\n"))
+		require.Empty(t, errs, line)
+		require.Len(t, got, 1)
+		if d := cmpDiff(stdlibDecode(t, []byte(line)), got[0]); d != "" {
+			t.Errorf("%s (-encoding/json +Decoder):\n%s", line, d)
+		}
+	}
+}
