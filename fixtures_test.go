@@ -3,7 +3,6 @@ package stream
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -19,17 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	testenv.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // t0 is the start of every fixture run.

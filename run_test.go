@@ -15,25 +15,21 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/testenv"
 )
 
 // fakeUagent is the path of the fake uagent built by TestMain.
 var fakeUagent string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeuagent")
+	path, cleanup, err := testenv.BuildFake("./testdata/fakeuagent")
 	if err != nil {
-		panic(err)
-	}
-	fakeUagent = filepath.Join(dir, "fakeuagent")
-	build := exec.Command("go", "build", "-o", fakeUagent, "./testdata/fakeuagent")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
 		os.Exit(1)
 	}
+	fakeUagent = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 

@@ -7,32 +7,22 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "go test -update creates it")
-	if !bytes.Equal(want, got) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	testenv.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // runCmd runs the command in-process.
@@ -347,19 +337,14 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 var fakeUagent string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeuagent")
+	path, cleanup, err := testenv.BuildFake("../../testdata/fakeuagent")
 	if err != nil {
-		panic(err)
-	}
-	fakeUagent = filepath.Join(dir, "fakeuagent")
-	build := exec.Command("go", "build", "-o", fakeUagent, "../../testdata/fakeuagent")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
 		os.Exit(1)
 	}
+	fakeUagent = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 

@@ -1,0 +1,52 @@
+// Package testenv holds what the tests of the module's packages share: the
+// golden-file check and the build of the fake uagent.
+package testenv
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Golden compares got with the file at path byte for byte; with update, it
+// rewrites the file instead.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update creates it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, cmp.Diff(string(want), string(got)))
+	}
+}
+
+// BuildFake builds the fake uagent from its source directory into a
+// temporary directory and returns its path and a function that removes it.
+func BuildFake(src string) (path string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "fakeuagent")
+	if err != nil {
+		return "", nil, err
+	}
+	path = filepath.Join(dir, "fakeuagent")
+	build := exec.Command("go", "build", "-o", path, src)
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return path, func() { os.RemoveAll(dir) }, nil
+}
