@@ -28,6 +28,7 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	want, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("%v (go test -update creates it)", err)
+		return
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, cmp.Diff(string(want), string(got)))
