@@ -425,23 +425,26 @@ const (
 )
 
 // plainRun returns the index of the first byte at or after i that is not
-// plain, eight bytes at a time while it can.
-func plainRun(data []byte, i int) int {
+// plain, eight bytes at a time while it can, and whether the bytes it
+// passed over are all ASCII (when they are not, the caller checks UTF-8).
+func plainRun(data []byte, i int) (int, bool) {
+	var hi uint64 // the bytes seen, or-ed: bit 7 set if any was not ASCII
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
+		hi |= w
 		// Each term sets the high bit of the bytes it looks for: below
 		// 0x20, a quote, a backslash. A borrow can flag a byte only above
 		// one truly flagged, so the lowest flag is exact.
 		q, b := w^(lsb*'"'), w^(lsb*'\\')
 		m := ((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((b - lsb) &^ b)
 		if m &= msb; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+			return i + bits.TrailingZeros64(m)/8, hi&msb == 0
 		}
 	}
-	for i < len(data) && plain[data[i]] {
-		i++
+	for ; i < len(data) && plain[data[i]]; i++ {
+		hi |= uint64(data[i])
 	}
-	return i
+	return i, hi&msb == 0
 }
 
 // stringBytes parses a string at p.pos (a quote) and returns its contents,
@@ -451,16 +454,16 @@ func plainRun(data []byte, i int) int {
 func (p *parser) stringBytes() ([]byte, *parseError) {
 	data := p.data
 	start := p.pos + 1
-	i := plainRun(data, start)
+	i, ascii := plainRun(data, start)
 	if i < len(data) && data[i] == '"' {
 		p.pos = i + 1
-		if s := data[start:i]; utf8.Valid(s) {
+		if s := data[start:i]; ascii || utf8.Valid(s) {
 			return s, nil
 		}
 		p.scratch = fixUTF8(append(p.scratch[:0], data[start:i]...))
 		return p.scratch, nil
 	}
-	buf, err := p.unescape(append(p.scratch[:0], data[start:i]...), i)
+	buf, err := p.unescape(append(p.scratch[:0], data[start:i]...), i, ascii)
 	p.scratch = buf
 	return buf, err
 }
@@ -471,20 +474,20 @@ func (p *parser) stringBytes() ([]byte, *parseError) {
 func (p *parser) str() (string, *parseError) {
 	data := p.data
 	start := p.pos + 1
-	i := plainRun(data, start)
+	i, ascii := plainRun(data, start)
 	if i < len(data) && data[i] == '"' {
 		p.pos = i + 1
-		if s := data[start:i]; utf8.Valid(s) {
+		if s := data[start:i]; ascii || utf8.Valid(s) {
 			return string(s), nil
 		}
 		return string(fixUTF8(data[start:i])), nil
 	}
 	end := closingQuote(data, i)
 	if end < 0 {
-		_, err := p.unescape(p.scratch[:0], i) // reports where it breaks
+		_, err := p.unescape(p.scratch[:0], i, ascii) // reports where it breaks
 		return "", err
 	}
-	buf, err := p.unescape(append(make([]byte, 0, end-start), data[start:i]...), i)
+	buf, err := p.unescape(append(make([]byte, 0, end-start), data[start:i]...), i, ascii)
 	if err != nil {
 		return "", err
 	}
@@ -513,8 +516,9 @@ func closingQuote(data []byte, i int) int {
 }
 
 // unescape appends the rest of the string at data[i] to buf, up to its
-// closing quote, and moves p.pos past the quote.
-func (p *parser) unescape(buf []byte, i int) ([]byte, *parseError) {
+// closing quote, and moves p.pos past the quote. ascii tells whether the
+// raw bytes already in buf are all ASCII.
+func (p *parser) unescape(buf []byte, i int, ascii bool) ([]byte, *parseError) {
 	data := p.data
 	for {
 		if i >= len(data) {
@@ -524,7 +528,8 @@ func (p *parser) unescape(buf []byte, i int) ([]byte, *parseError) {
 		switch c := data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			if !utf8.Valid(buf) {
+			// Escapes write valid UTF-8; only raw bytes can be invalid.
+			if !ascii && !utf8.Valid(buf) {
 				buf = fixUTF8(buf)
 			}
 			return buf, nil
@@ -544,7 +549,8 @@ func (p *parser) unescape(buf []byte, i int) ([]byte, *parseError) {
 			p.pos = i
 			return buf, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
 		default:
-			j := plainRun(data, i+1)
+			j, runASCII := plainRun(data, i+1)
+			ascii = ascii && runASCII && c < utf8.RuneSelf
 			buf = append(buf, data[i:j]...)
 			i = j
 		}

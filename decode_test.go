@@ -424,11 +424,16 @@ func TestPlainRunMatchesByteByByte(t *testing.T) {
 		if len(data) > 0 {
 			start = rnd.IntN(len(data))
 		}
-		want := start
+		want, wantASCII := start, true
 		for want < len(data) && plain[data[want]] {
+			wantASCII = wantASCII && data[want] < 0x80
 			want++
 		}
-		require.Equal(t, want, plainRun(data, start), "%q from %d", data, start)
+		got, ascii := plainRun(data, start)
+		require.Equal(t, want, got, "%q from %d", data, start)
+		if ascii {
+			require.True(t, wantASCII, "ASCII is reported only when it is: %q from %d", data, start)
+		}
 	}
 }
 
@@ -454,4 +459,32 @@ func TestDecodeHandWrittenLines(t *testing.T) {
 			t.Errorf("%s (-encoding/json +Decoder):\n%s", line, d)
 		}
 	}
+}
+
+// TestDecodeRawStringsMatchEncodingJSON puts random raw bytes and escapes
+// into string values, as no writer of ours would, and compares the Decoder
+// with encoding/json wherever encoding/json accepts the line.
+func TestDecodeRawStringsMatchEncodingJSON(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "é", "😀", "\xff", "\xe2\x82", "\xed\xa0\x80", "\x80", "\\n", "\\\"", "\\\\", "\\u00e9",
+		"\\ud83d\\ude00", "\\ud800", "\\udc00", "\\u0000", "\u2028", "\\/", " ", "\x7f", "\xc3\xa9", "\xf4\x90\x80\x80"}
+	accepted := 0
+	for range 5000 {
+		var b strings.Builder
+		for range rnd.IntN(30) {
+			b.WriteString(pieces[rnd.IntN(len(pieces))])
+		}
+		line := `{"v":1,"type":"user_message","at":"2026-09-23T12:39:21Z","id":"` + b.String() + `","text":"x` + b.String() + `"}`
+		var want UserMessageDTO
+		if json.Unmarshal([]byte(line), &want) != nil {
+			continue
+		}
+		accepted++
+		got, errs := decodeAll(t, strings.NewReader(line))
+		require.Empty(t, errs, "%q", line)
+		if d := cmpDiff(want, got[0]); d != "" {
+			t.Fatalf("%q (-encoding/json +Decoder):\n%s", line, d)
+		}
+	}
+	assert.Greater(t, accepted, 4000)
 }
