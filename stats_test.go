@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -457,4 +458,36 @@ func BenchmarkStats(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
 		})
 	}
+}
+
+// FuzzReadSummary feeds arbitrary bytes to the summary.json parser: it never
+// panics, every error is one of the documented causes, and what it accepts
+// encoding/json reads the same way (when the keys are the exact ones).
+func FuzzReadSummary(f *testing.F) {
+	full, _ := MarshalSummary(SummaryToDTO(fullResult()))
+	f.Add(full)
+	f.Add([]byte(`{"v":1,"status":"running"}`))
+	f.Add([]byte(`{"v":1,"stats":{"tools_by_name":{"a":1},"errors":["x"]},"started_at":"2026-09-23T12:39:18.96Z"}`))
+	f.Add([]byte(`{"v":2}`))
+	f.Add(full[:len(full)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var s SummaryDTO
+		err := unmarshalSummary(data, &s)
+		if err != nil {
+			for _, cause := range []error{ErrSyntax, ErrTruncated, ErrFieldType, ErrBadTime, ErrUnsupportedVersion} {
+				if errors.Is(err, cause) {
+					return
+				}
+			}
+			t.Fatalf("undocumented error: %v", err)
+		}
+		if bytes.ContainsFunc(data, func(r rune) bool { return r >= 'A' && r <= 'Z' }) || bytes.Contains(data, []byte(`\u`)) {
+			return // encoding/json would also match keys ignoring case
+		}
+		var want SummaryDTO
+		require.NoError(t, json.Unmarshal(data, &want), "encoding/json refuses what the parser accepted: %q", data)
+		if d := cmpDiff(want, s); d != "" {
+			t.Fatalf("%q (-encoding/json +parser):\n%s", data, d)
+		}
+	})
 }
