@@ -488,3 +488,36 @@ func TestDecodeRawStringsMatchEncodingJSON(t *testing.T) {
 	}
 	assert.Greater(t, accepted, 4000)
 }
+
+// FuzzDecodeMatchesEncodingJSON: whatever line the Decoder accepts as a
+// known event, encoding/json reads into the same DTO (when the keys are the
+// exact ones, since encoding/json also matches them ignoring case).
+func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
+	for _, name := range []string{"every-event.jsonl", "run.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, l := range lines(b) {
+			f.Add(l)
+		}
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		got, errs := decodeAll(t, bytes.NewReader(line))
+		if len(errs) > 0 || len(got) == 0 {
+			return
+		}
+		k, ok := kindByDTO[reflect.TypeOf(got[0])]
+		if !ok || bytes.ContainsFunc(line, func(r rune) bool { return r >= 'A' && r <= 'Z' }) || bytes.Contains(line, []byte(`\u`)) {
+			return
+		}
+		want := reflect.New(k.dto)
+		require.NoError(t, json.Unmarshal(line, want.Interface()), "encoding/json refuses what the Decoder accepted: %q", line)
+		if d := cmpDiff(want.Elem().Interface(), got[0]); d != "" {
+			t.Fatalf("%q (-encoding/json +Decoder):\n%s", line, d)
+		}
+	})
+}
