@@ -159,20 +159,7 @@ func timeOf(v reflect.Value) time.Time {
 	return v.Interface().(time.Time)
 }
 
-// appendDTO appends the JSON of a DTO value: an event DTO or a SummaryDTO.
-func appendDTO(b []byte, dto any) ([]byte, error) {
-	t := reflect.TypeOf(dto)
-	var c *structCodec
-	if k, ok := kindByDTO[t]; ok {
-		c = k.codec
-	} else if t == summaryCodec.typ {
-		c = summaryCodec
-	} else {
-		return b, fmt.Errorf("stream: %T is not a DTO", dto)
-	}
-	return c.appendObject(b, reflect.ValueOf(dto))
-}
-
+// summaryCodec is the field table of summary.json.
 var summaryCodec = codecFor(reflect.TypeFor[SummaryDTO]())
 
 // fieldOf is v.FieldByIndex for the short paths of the DTOs.

@@ -21,17 +21,7 @@ import (
 // fakeUagent is the path of the fake uagent built by TestMain.
 var fakeUagent string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testenv.BuildFake("./testdata/fakeuagent")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
-		os.Exit(1)
-	}
-	fakeUagent = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithFake(m, "./testdata/fakeuagent", &fakeUagent) }
 
 func fake(args ...string) *exec.Cmd { return exec.Command(fakeUagent, args...) }
 

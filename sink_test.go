@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -219,7 +220,7 @@ func TestSinkRefusesTheTimesEncodingJSONRefuses(t *testing.T) {
 		// In a summary the time keeps its zone, as in a hand-built DTO.
 		dto := SummaryDTO{StartedAt: at}
 		want, wantErr := json.Marshal(dto)
-		got, gotErr := appendDTO(nil, dto)
+		got, gotErr := summaryCodec.appendObject(nil, reflect.ValueOf(dto))
 		if wantErr != nil {
 			assert.Error(t, gotErr, "%v", at)
 			continue

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/uagentkit/stream"
 )
@@ -103,13 +102,4 @@ func cmdStats(e env, args []string) error {
 	}
 	_, err = e.stdout.Write(b)
 	return err
-}
-
-// quoteList formats names for messages.
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
 }

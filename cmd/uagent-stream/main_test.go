@@ -336,17 +336,7 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 
 var fakeUagent string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testenv.BuildFake("../../testdata/fakeuagent")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
-		os.Exit(1)
-	}
-	fakeUagent = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testenv.MainWithFake(m, "../../testdata/fakeuagent", &fakeUagent) }
 
 func TestRunCommand(t *testing.T) {
 	_, want, _ := runCmd(t, "", "cat", runFile)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/uagentkit/stream"
@@ -18,7 +19,7 @@ func cmdSchema(e env, args []string) error {
 	}
 	b, err := stream.Schema(fs.Arg(0))
 	if err != nil {
-		return usageError(e, fs, "no schema "+quoteList([]string{fs.Arg(0)}))
+		return usageError(e, fs, fmt.Sprintf("no schema %q", fs.Arg(0)))
 	}
 	_, err = e.stdout.Write(b)
 	return err

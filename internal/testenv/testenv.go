@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,21 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, cmp.Diff(string(want), string(got)))
 	}
+}
+
+// MainWithFake is a TestMain body for tests that run the fake uagent: it
+// builds it from src, stores its path in *path, runs the tests, removes the
+// build and exits with the tests' code.
+func MainWithFake(m *testing.M, src string, path *string) {
+	p, cleanup, err := BuildFake(src)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
+		os.Exit(1)
+	}
+	*path = p
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 // BuildFake builds the fake uagent from its source directory into a
