@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/uagentkit/stream/internal/span"
 )
 
 // StatsCollector folds a run's events, in arrival order, into [Stats]
@@ -57,10 +59,10 @@ type StatsCollector struct {
 
 	turnOpen  bool
 	turnStart time.Time
-	model     []span
+	model     []interval
 
 	ops   map[string]int // op_id → index in tools
-	tools []span
+	tools []interval
 
 	calls       map[string]bool // call_id → failed
 	byName      map[string]int
@@ -72,8 +74,8 @@ type StatsCollector struct {
 	finalText, lastText string
 }
 
-// span is a time interval; an open one has no end yet.
-type span struct {
+// interval is a model turn or a tool operation; an open one has no end yet.
+type interval struct {
 	start, end time.Time
 	open       bool
 }
@@ -126,7 +128,7 @@ func (c *StatsCollector) Add(event Event) {
 		c.modelResponses++
 		c.tokens = c.tokens.Add(e.Usage)
 		if c.turnOpen && !e.At.IsZero() {
-			c.model = append(c.model, span{start: c.turnStart, end: e.At})
+			c.model = append(c.model, interval{start: c.turnStart, end: e.At})
 			c.turnOpen = false
 		}
 		if e.Stop != "" && e.Stop != StopComplete {
@@ -146,7 +148,7 @@ func (c *StatsCollector) Add(event Event) {
 		c.call(e.CallID, e.Name)
 		if _, seen := c.ops[e.OpID]; !seen && e.OpID != "" && !e.At.IsZero() {
 			c.ops[e.OpID] = len(c.tools)
-			c.tools = append(c.tools, span{start: e.At, open: true})
+			c.tools = append(c.tools, interval{start: e.At, open: true})
 		}
 	case ToolFinished:
 		c.observe(e.At)
@@ -197,11 +199,11 @@ func (c *StatsCollector) Stats() Stats {
 	if c.closeAt.After(end) {
 		end = c.closeAt
 	}
-	model := closeSpans(c.model, nil, end)
+	model := closeSpans(c.model, end)
 	if c.turnOpen {
-		model = append(model, span{start: c.turnStart, end: later(end, c.turnStart)})
+		model = append(model, span.Span{Start: c.turnStart, End: later(end, c.turnStart)})
 	}
-	tools := closeSpans(c.tools, nil, end)
+	tools := closeSpans(c.tools, end)
 	s := Stats{
 		Turns:            c.turns,
 		UserMessages:     c.userMessages,
@@ -220,26 +222,23 @@ func (c *StatsCollector) Stats() Stats {
 	if !c.first.IsZero() {
 		s.EventSpan = c.last.Sub(c.first)
 	}
-	model, tools = merge(model), merge(tools)
-	s.ModelTime, s.ToolBusyTime = total(model), total(tools)
-	s.ToolModelOverlap = overlap(model, tools)
+	model, tools = span.Merge(model), span.Merge(tools)
+	s.ModelTime, s.ToolBusyTime = span.Total(model), span.Total(tools)
+	s.ToolModelOverlap = span.Total(span.Intersect(model, tools))
 	return s
 }
 
-// closeSpans copies spans into dst, running open ones to end and making
-// reversed ones empty.
-func closeSpans(spans, dst []span, end time.Time) []span {
-	dst = slices.Grow(dst, len(spans)+1)
+// closeSpans copies the spans, running open ones to end and making
+// reversed ones empty. It leaves room for one more.
+func closeSpans(spans []interval, end time.Time) []span.Span {
+	out := make([]span.Span, 0, len(spans)+1)
 	for _, s := range spans {
 		if s.open {
-			s.end, s.open = end, false
+			s.end = end
 		}
-		if s.end.Before(s.start) {
-			s.end = s.start
-		}
-		dst = append(dst, s)
+		out = append(out, span.Span{Start: s.start, End: later(s.end, s.start)})
 	}
-	return dst
+	return out
 }
 
 func later(a, b time.Time) time.Time {
@@ -249,61 +248,16 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// merge sorts spans by start and merges those that touch or overlap, in
-// place.
-func merge(spans []span) []span {
-	slices.SortFunc(spans, func(a, b span) int { return a.start.Compare(b.start) })
-	out := spans[:0]
-	for _, s := range spans {
-		if n := len(out); n > 0 && !s.start.After(out[n-1].end) {
-			if s.end.After(out[n-1].end) {
-				out[n-1].end = s.end
-			}
-			continue
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-func total(spans []span) time.Duration {
-	var d time.Duration
-	for _, s := range spans {
-		d += s.end.Sub(s.start)
-	}
-	return d
-}
-
-// overlap is the length of the intersection of two merged span sets.
-func overlap(a, b []span) time.Duration {
-	var d time.Duration
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		lo, hi := later(a[i].start, b[j].start), a[i].end
-		if b[j].end.Before(hi) {
-			hi = b[j].end
-		}
-		if hi.After(lo) {
-			d += hi.Sub(lo)
-		}
-		if a[i].end.Before(b[j].end) {
-			i++
-		} else {
-			j++
-		}
-	}
-	return d
-}
-
 // maxParallel is the largest number of spans open at one instant, ends
 // before starts at the same instant.
-func maxParallel(spans []span) int {
+func maxParallel(spans []span.Span) int {
 	type edge struct {
 		t     time.Time
 		delta int
 	}
 	edges := make([]edge, 0, 2*len(spans))
 	for _, s := range spans {
-		edges = append(edges, edge{s.start, +1}, edge{s.end, -1})
+		edges = append(edges, edge{s.Start, +1}, edge{s.End, -1})
 	}
 	slices.SortFunc(edges, func(a, b edge) int {
 		return cmp.Or(a.t.Compare(b.t), cmp.Compare(a.delta, b.delta))

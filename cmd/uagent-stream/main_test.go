@@ -332,6 +332,9 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 	}
 	assert.Equal(t, []int{2, 3, 3, 2}, lanes, "back-to-back tools share a lane; overlapping ones do not")
 	assert.Equal(t, []string{"10ms-40ms"}, overlap)
+	sum, err := stream.Summarize(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	assert.Equal(t, int64(30), sum.Summary.Stats.ToolModelOverlapMS, "the picture and the stats agree")
 }
 
 var fakeUagent string

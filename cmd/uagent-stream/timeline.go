@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/span"
 )
 
 func cmdTimeline(e env, args []string) error {
@@ -163,44 +164,19 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	return tl, nil
 }
 
-// overlapBars are the times tools ran while the model was generating.
+// overlapBars are the times tools ran while the model was generating,
+// computed as the stats compute tool_model_overlap_ms.
 func overlapBars(model, tools []bar) []bar {
-	merge := func(bs []bar) [][2]time.Time {
-		var spans [][2]time.Time
-		for _, b := range bs {
-			spans = append(spans, [2]time.Time{b.start, b.end})
+	spans := func(bs []bar) []span.Span {
+		out := make([]span.Span, len(bs))
+		for i, b := range bs {
+			out[i] = span.Span{Start: b.start, End: b.end}
 		}
-		slices.SortFunc(spans, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
-		var out [][2]time.Time
-		for _, s := range spans {
-			if n := len(out); n > 0 && !s[0].After(out[n-1][1]) {
-				if s[1].After(out[n-1][1]) {
-					out[n-1][1] = s[1]
-				}
-				continue
-			}
-			out = append(out, s)
-		}
-		return out
+		return span.Merge(out)
 	}
-	a, b := merge(model), merge(tools)
 	var out []bar
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		lo, hi := a[i][0], a[i][1]
-		if b[j][0].After(lo) {
-			lo = b[j][0]
-		}
-		if b[j][1].Before(hi) {
-			hi = b[j][1]
-		}
-		if hi.After(lo) {
-			out = append(out, bar{lane: 1, kind: barOverlap, label: "tools ran while the model generated", start: lo, end: hi})
-		}
-		if a[i][1].Before(b[j][1]) {
-			i++
-		} else {
-			j++
-		}
+	for _, s := range span.Intersect(spans(model), spans(tools)) {
+		out = append(out, bar{lane: 1, kind: barOverlap, label: "tools ran while the model generated", start: s.Start, end: s.End})
 	}
 	return out
 }
