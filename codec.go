@@ -50,6 +50,7 @@ type field struct {
 	index     []int  // reflect index path
 	kind      fieldKind
 	omitEmpty bool
+	identity  bool         // tagged stream:"id": required even in compatible mode
 	bits      int          // size of an integer field
 	sub       *structCodec // fields of a nested struct
 }
@@ -87,7 +88,8 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		f := field{name: name, key: `"` + name + `":`, index: index, omitEmpty: opts == "omitempty"}
+		f := field{name: name, key: `"` + name + `":`, index: index, omitEmpty: opts == "omitempty",
+			identity: sf.Tag.Get("stream") == "id"}
 		switch {
 		case sf.Type == timeType:
 			f.kind = kindTime

@@ -48,7 +48,15 @@ type LineError struct {
 func (e *LineError) Error() string {
 	b := []byte("stream: line ")
 	b = strconv.AppendInt(b, int64(e.Line), 10)
-	b = append(b, ", byte "...)
+	b = append(b, ", "...)
+	return string(e.appendDetail(b))
+}
+
+// detail formats the fault without its line: "byte B: TYPE: field F: cause".
+func (e *LineError) detail() string { return string(e.appendDetail(nil)) }
+
+func (e *LineError) appendDetail(b []byte) []byte {
+	b = append(b, "byte "...)
 	b = strconv.AppendInt(b, e.Offset, 10)
 	b = append(b, ": "...)
 	if e.Type != "" {
@@ -63,7 +71,7 @@ func (e *LineError) Error() string {
 	if e.Err != nil {
 		b = append(b, e.Err.Error()...)
 	}
-	return string(b)
+	return b
 }
 
 // Unwrap returns the cause.

@@ -30,10 +30,14 @@ const (
 
 // header holds the fields every line starts with. Each event DTO embeds it
 // first, so V, Type and At are promoted and written first.
+//
+// A field tagged stream:"id" is an identity field: a line cannot be read
+// without it, so even the compatible mode of [Validate] requires it. The
+// other fields that are not omitempty are required only in strict mode.
 type header struct {
-	V    int       `json:"v"`
-	Type string    `json:"type"`
-	At   time.Time `json:"at"`
+	V    int       `json:"v" stream:"id"`
+	Type string    `json:"type" stream:"id"`
+	At   time.Time `json:"at" stream:"id"`
 }
 
 func (h *header) hdr() *header { return h }
@@ -82,7 +86,7 @@ type ControlInputDTO struct {
 // TurnStartedDTO is the wire form of [TurnStarted].
 type TurnStartedDTO struct {
 	header
-	Turn   int    `json:"turn"`
+	Turn   int    `json:"turn" stream:"id"`
 	TurnID string `json:"turn_id,omitempty"`
 }
 
@@ -100,7 +104,7 @@ type ModelRespondedDTO struct {
 // ToolCalledDTO is the wire form of [ToolCalled].
 type ToolCalledDTO struct {
 	header
-	CallID    string `json:"call_id"`
+	CallID    string `json:"call_id" stream:"id"`
 	Name      string `json:"name"`
 	Label     string `json:"label"`
 	Arguments string `json:"arguments,omitempty"`
@@ -109,8 +113,8 @@ type ToolCalledDTO struct {
 // ToolStartedDTO is the wire form of [ToolStarted].
 type ToolStartedDTO struct {
 	header
-	CallID  string `json:"call_id"`
-	OpID    string `json:"op_id"`
+	CallID  string `json:"call_id" stream:"id"`
+	OpID    string `json:"op_id" stream:"id"`
 	Name    string `json:"name"`
 	Label   string `json:"label"`
 	OpType  string `json:"op_type,omitempty"`
@@ -121,7 +125,7 @@ type ToolStartedDTO struct {
 // ToolFinishedDTO is the wire form of [ToolFinished].
 type ToolFinishedDTO struct {
 	header
-	CallID     string `json:"call_id"`
+	CallID     string `json:"call_id" stream:"id"`
 	OpID       string `json:"op_id,omitempty"`
 	Name       string `json:"name"`
 	Label      string `json:"label"`
@@ -158,7 +162,7 @@ type RunnerErrorDTO struct {
 // summary.json.
 type RunFinishedDTO struct {
 	header
-	Summary SummaryDTO `json:"summary"`
+	Summary SummaryDTO `json:"summary" stream:"id"`
 }
 
 // UnknownDTO is a line whose type this package does not know. The [Decoder]

@@ -3,53 +3,116 @@ package stream
 import (
 	"cmp"
 	"errors"
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/uagentkit/stream/internal/span"
 )
 
+// Tokens counts a model's tokens. InputTokens includes the cached and
+// cache-write tokens; OutputTokens includes the reasoning tokens.
+type Tokens struct {
+	InputTokens           int64
+	CachedInputTokens     int64
+	CacheWriteInputTokens int64
+	OutputTokens          int64
+	ReasoningTokens       int64
+}
+
+// Add returns the field-by-field sum of t and u.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{
+		InputTokens:           t.InputTokens + u.InputTokens,
+		CachedInputTokens:     t.CachedInputTokens + u.CachedInputTokens,
+		CacheWriteInputTokens: t.CacheWriteInputTokens + u.CacheWriteInputTokens,
+		OutputTokens:          t.OutputTokens + u.OutputTokens,
+		ReasoningTokens:       t.ReasoningTokens + u.ReasoningTokens,
+	}
+}
+
+// Stats aggregates a run's events, as the run_finished summary and
+// summary.json report them. [StatsCollector] computes it exactly as the
+// uagent runner does; its doc comment gives the meaning of each field.
+type Stats struct {
+	EventSpan        time.Duration
+	ModelTime        time.Duration
+	ToolBusyTime     time.Duration
+	ToolModelOverlap time.Duration
+	Turns            int
+	UserMessages     int
+	ModelResponses   int
+	ToolCalls        int
+	FailedToolCalls  int
+	MaxParallelTools int
+	ToolsByName      map[string]int
+	Tokens           Tokens
+	StopReasons      map[string]int
+	Failures         []string
+	Errors           []string
+	Warnings         []string
+	FinalAnswer      bool
+}
+
 // StatsCollector folds a run's events, in arrival order, into [Stats]
-// exactly as the uagent runner computes them:
+// exactly as the uagent runner does. The runner's arithmetic has no special
+// cases: empty strings, zero times and intervals that end before they start
+// take part like any other value.
 //
 //   - Observed times are those of turn_started, model_responded,
 //     tool_called, tool_started, tool_finished, assistant_message,
-//     user_message, developer_message and control_input; zero times are
-//     skipped. EventSpan is the latest observed time minus the first one to
-//     arrive.
+//     user_message, developer_message and control_input. A zero time is not
+//     observed. EventSpan is the latest observed time minus the first one
+//     observed (in arrival order), or 0 when none was.
 //   - Turns counts turn_started, UserMessages user_message only,
 //     ModelResponses model_responded; Tokens sums their usage.
-//   - A turn_started opens a model interval at its time (a second one
-//     replaces the start); a model_responded closes [start, at] if a turn is
-//     open. A tool_started opens a tool interval keyed by its op_id (the
-//     first start wins); the first tool_finished with that op_id closes it.
-//     A tool_finished with no known op_id adds no interval. Events with a
-//     zero time, and an empty op_id, open and close nothing.
-//   - At the end, an open turn and unfinished operations run to the later of
-//     the latest observed time and the Close time.
-//   - ModelTime and ToolBusyTime are the totals of the merged intervals (a
-//     start at or before the previous end merges); ToolModelOverlap is the
-//     length of the intersection of the two merged sets. An interval that
-//     ends before it starts counts as empty.
-//   - MaxParallelTools sweeps the tool intervals; at the same instant ends
-//     come before starts, so back-to-back tools count 1.
+//   - A turn_started opens a turn at its time (a second one replaces the
+//     start); a model_responded closes [start, at] if a turn is open, even
+//     when at is before the start or either time is zero.
+//   - A tool_started opens an interval keyed by its op_id, the empty op_id
+//     included; the first start of an op_id wins. The first tool_finished
+//     with that op_id (a missing op_id is the empty one) closes it. A
+//     tool_finished whose op_id was never started adds no interval. Zero
+//     times open and close intervals like any other.
+//   - At the end, an open turn and unfinished operations run to the later
+//     of the latest observed time and the Close time.
+//   - The model intervals and the tool intervals are each sorted by start
+//     (equal starts keep their arrival order) and merged: a start at or
+//     before the previous end merges, and the end becomes the later of the
+//     two. ModelTime and ToolBusyTime are the sums of end − start over the
+//     merged intervals, negative lengths included, each in time.Time.Sub
+//     arithmetic (which saturates). ToolModelOverlap walks the two merged
+//     lists pairwise: each pair adds min(ends) − max(starts) when that is
+//     positive, then the list whose interval ends first advances (on a tie,
+//     the tool list).
+//   - MaxParallelTools sweeps the tool intervals' start (+1) and end (−1)
+//     edges sorted by time, ends before starts at the same instant, and
+//     keeps the highest running count. A reversed interval still
+//     contributes both edges.
 //   - A call_id is registered the first time it appears in tool_called,
 //     tool_started or tool_finished, under that event's name ("?" when the
 //     name is empty). ToolCalls counts the calls, ToolsByName counts them by
-//     that name, FailedToolCalls counts calls with any ok:false.
+//     that name, FailedToolCalls counts the calls with any ok:false.
 //   - StopReasons counts stops other than "" and "complete"; Failures lists
 //     model_responded failures, Errors runner_error messages, Warnings
 //     preflight_warning messages, in order.
-//   - The answer is the text of the last final assistant message or, if
-//     that is empty, the last non-empty assistant text. FinalAnswer reports
-//     a non-empty final text.
+//   - Every assistant_message sets the last text, even to "". A final one
+//     sets the final text, even to "" (clearing an earlier final). The
+//     answer is the final text if it is non-empty, else the last text.
+//     FinalAnswer reports a non-empty final text.
 //
-// Durations are summed in nanoseconds; they become milliseconds, by
-// truncation, only in [StatsDTO]. A StatsCollector uses memory in proportion
-// to the intervals and calls it has seen, never to the events. It is not
-// safe for concurrent use.
+// Durations are summed in nanoseconds; they become milliseconds, truncated
+// toward zero, only in [StatsDTO].
+//
+// The zero StatsCollector is empty and ready to use. It uses memory in
+// proportion to the intervals and calls it has seen, never to the events.
+// It is not safe for concurrent use.
 type StatsCollector struct {
 	first, last time.Time // first observed to arrive, latest observed
 	closeAt     time.Time
@@ -57,12 +120,12 @@ type StatsCollector struct {
 	turns, userMessages, modelResponses int
 	tokens                              Tokens
 
-	turnOpen  bool
-	turnStart time.Time
-	model     []interval
+	turnOpen bool
+	turn     Interval // the open turn
+	model    []Interval
 
 	ops   map[string]int // op_id → index in tools
-	tools []interval
+	tools []Interval
 
 	calls       map[string]bool // call_id → failed
 	byName      map[string]int
@@ -74,20 +137,32 @@ type StatsCollector struct {
 	finalText, lastText string
 }
 
-// interval is a model turn or a tool operation; an open one has no end yet.
-type interval struct {
-	start, end time.Time
-	open       bool
+// Interval is a model turn or a tool operation as a [StatsCollector] paired
+// it: the intervals its times are computed from, with what a picture of the
+// run labels them with.
+type Interval struct {
+	// Start and End are the times of the opening and closing events. End
+	// may be before Start. For an open interval, End is where the stats
+	// run it to: the later of the latest observed time and the Close time.
+	Start, End time.Time
+	// Open reports an interval that no event closed.
+	Open bool
+
+	// Model turns: the turn_started's turn and turn_id, and the closing
+	// model_responded's stop and failure.
+	Turn          int
+	TurnID        string
+	Stop, Failure string
+
+	// Tool operations: the tool_started's fields, and the closing
+	// tool_finished's ok and detail.
+	CallID, OpID, Name, Label, OpType string
+	OK                                bool
+	Detail                            string
 }
 
-// NewStatsCollector returns an empty collector.
-func NewStatsCollector() *StatsCollector {
-	return &StatsCollector{
-		ops:    map[string]int{},
-		calls:  map[string]bool{},
-		byName: map[string]int{},
-	}
-}
+// NewStatsCollector returns an empty collector. It is the same as new(StatsCollector).
+func NewStatsCollector() *StatsCollector { return new(StatsCollector) }
 
 func (c *StatsCollector) observe(t time.Time) {
 	if t.IsZero() {
@@ -105,6 +180,9 @@ func (c *StatsCollector) call(id, name string) {
 	if _, ok := c.calls[id]; ok {
 		return
 	}
+	if c.calls == nil {
+		c.calls, c.byName = map[string]bool{}, map[string]int{}
+	}
 	if name == "" {
 		name = "?"
 	}
@@ -112,23 +190,24 @@ func (c *StatsCollector) call(id, name string) {
 	c.byName[name]++
 }
 
-// Add folds one event. Pointers to the event structs are accepted; nil and
-// unknown events are ignored.
+// Add folds one event. Pointers to the event structs are accepted; nil
+// events are ignored.
 func (c *StatsCollector) Add(event Event) {
 	_, e := kindOf(event)
 	switch e := e.(type) {
 	case TurnStarted:
 		c.observe(e.At)
 		c.turns++
-		if !e.At.IsZero() {
-			c.turnOpen, c.turnStart = true, e.At
-		}
+		c.turnOpen = true
+		c.turn = Interval{Start: e.At, Turn: e.Turn, TurnID: e.TurnID}
 	case ModelResponded:
 		c.observe(e.At)
 		c.modelResponses++
 		c.tokens = c.tokens.Add(e.Usage)
-		if c.turnOpen && !e.At.IsZero() {
-			c.model = append(c.model, interval{start: c.turnStart, end: e.At})
+		if c.turnOpen {
+			iv := c.turn
+			iv.End, iv.Stop, iv.Failure = e.At, e.Stop, e.Failure
+			c.model = append(c.model, iv)
 			c.turnOpen = false
 		}
 		if e.Stop != "" && e.Stop != StopComplete {
@@ -146,9 +225,13 @@ func (c *StatsCollector) Add(event Event) {
 	case ToolStarted:
 		c.observe(e.At)
 		c.call(e.CallID, e.Name)
-		if _, seen := c.ops[e.OpID]; !seen && e.OpID != "" && !e.At.IsZero() {
+		if _, seen := c.ops[e.OpID]; !seen {
+			if c.ops == nil {
+				c.ops = map[string]int{}
+			}
 			c.ops[e.OpID] = len(c.tools)
-			c.tools = append(c.tools, interval{start: e.At, open: true})
+			c.tools = append(c.tools, Interval{Start: e.At, Open: true, CallID: e.CallID, OpID: e.OpID,
+				Name: e.Name, Label: e.Label, OpType: e.OpType})
 		}
 	case ToolFinished:
 		c.observe(e.At)
@@ -157,16 +240,15 @@ func (c *StatsCollector) Add(event Event) {
 			c.calls[e.CallID] = true
 			c.failedCalls++
 		}
-		if i, ok := c.ops[e.OpID]; ok && c.tools[i].open && !e.At.IsZero() {
-			c.tools[i].end, c.tools[i].open = e.At, false
+		if i, ok := c.ops[e.OpID]; ok && c.tools[i].Open {
+			iv := &c.tools[i]
+			iv.End, iv.Open, iv.OK, iv.Detail = e.At, false, e.OK, e.Detail
 		}
 	case AssistantMessage:
 		c.observe(e.At)
+		c.lastText = e.Text
 		if e.Final {
 			c.finalText = e.Text
-		}
-		if e.Text != "" {
-			c.lastText = e.Text
 		}
 	case UserMessage:
 		c.observe(e.At)
@@ -184,33 +266,56 @@ func (c *StatsCollector) Add(event Event) {
 
 // Close marks the end of the run at t: for a recorded stream, the time of
 // its run_finished line. Open turns and operations run to the later of t and
-// the latest observed time. Close may be called again; the last call counts.
+// the latest observed time. Events may still be added after Close, and
+// Close may be called again; the last call counts.
 func (c *StatsCollector) Close(t time.Time) { c.closeAt = t }
 
-// Answer returns the run's answer: the text of the last final assistant
-// message or, if that is empty, the last non-empty assistant text.
+// Answer returns the run's answer: the final text if it is non-empty, else
+// the last assistant text.
 func (c *StatsCollector) Answer() string { return cmp.Or(c.finalText, c.lastText) }
+
+// end is where open intervals run to.
+func (c *StatsCollector) end() time.Time { return span.Later(c.last, c.closeAt) }
+
+// ModelIntervals returns the model turns in the order their turn_started
+// arrived, the one still open (if any) last, with its End run to the end.
+// The slice is the caller's.
+func (c *StatsCollector) ModelIntervals() []Interval {
+	out := slices.Clone(c.model)
+	if c.turnOpen {
+		iv := c.turn
+		iv.End, iv.Open = c.end(), true
+		out = append(out, iv)
+	}
+	return out
+}
+
+// ToolIntervals returns the tool operations in the order their first
+// tool_started arrived; the open ones have their End run to the end. The
+// slice is the caller's.
+func (c *StatsCollector) ToolIntervals() []Interval {
+	out := slices.Clone(c.tools)
+	end := c.end()
+	for i := range out {
+		if out[i].Open {
+			out[i].End = end
+		}
+	}
+	return out
+}
 
 // Stats returns the statistics of the events added so far, as of the Close
 // time (or of the latest observed time before Close is called). The maps and
 // slices are the caller's. ToolsByName is never nil.
 func (c *StatsCollector) Stats() Stats {
-	end := c.last
-	if c.closeAt.After(end) {
-		end = c.closeAt
-	}
-	model := closeSpans(c.model, end)
-	if c.turnOpen {
-		model = append(model, span.Span{Start: c.turnStart, End: later(end, c.turnStart)})
-	}
-	tools := closeSpans(c.tools, end)
+	model, tools := spans(c.ModelIntervals()), spans(c.ToolIntervals())
 	s := Stats{
 		Turns:            c.turns,
 		UserMessages:     c.userMessages,
 		ModelResponses:   c.modelResponses,
 		ToolCalls:        len(c.calls),
 		FailedToolCalls:  c.failedCalls,
-		MaxParallelTools: maxParallel(tools),
+		MaxParallelTools: span.MaxParallel(tools),
 		ToolsByName:      maps.Clone(c.byName),
 		Tokens:           c.tokens,
 		StopReasons:      maps.Clone(c.stopReasons),
@@ -218,6 +323,9 @@ func (c *StatsCollector) Stats() Stats {
 		Errors:           slices.Clone(c.errors),
 		Warnings:         slices.Clone(c.warnings),
 		FinalAnswer:      c.finalText != "",
+	}
+	if s.ToolsByName == nil {
+		s.ToolsByName = map[string]int{}
 	}
 	if !c.first.IsZero() {
 		s.EventSpan = c.last.Sub(c.first)
@@ -228,46 +336,92 @@ func (c *StatsCollector) Stats() Stats {
 	return s
 }
 
-// closeSpans copies the spans, running open ones to end and making
-// reversed ones empty. It leaves room for one more.
-func closeSpans(spans []interval, end time.Time) []span.Span {
-	out := make([]span.Span, 0, len(spans)+1)
-	for _, s := range spans {
-		if s.open {
-			s.end = end
-		}
-		out = append(out, span.Span{Start: s.start, End: later(s.end, s.start)})
+// spans returns the intervals' start and end times.
+func spans(ivs []Interval) []span.Span {
+	out := make([]span.Span, len(ivs))
+	for i, iv := range ivs {
+		out[i] = span.Span{Start: iv.Start, End: iv.End}
 	}
 	return out
 }
 
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+// Difference is one field in which a recorded summary and the one
+// recomputed from the events differ.
+type Difference struct {
+	Field      string // the wire path: "stats.model_ms", …, or "answer"
+	Recorded   string // the recorded value, as JSON
+	Recomputed string // the recomputed value, as JSON
 }
 
-// maxParallel is the largest number of spans open at one instant, ends
-// before starts at the same instant.
-func maxParallel(spans []span.Span) int {
-	type edge struct {
-		t     time.Time
-		delta int
+// String formats the difference as "FIELD is A, recomputed B".
+func (d Difference) String() string {
+	return d.Field + " is " + d.Recorded + ", recomputed " + d.Recomputed
+}
+
+// StatsDiff returns the fields in which a recorded summary's stats and
+// answer differ from the recomputed ones, in the order of the wire. An
+// absent map or list equals an empty one. Values are JSON without HTML
+// escaping; control characters in strings are escaped, as JSON requires.
+func StatsDiff(recorded, recomputed SummaryDTO) []Difference {
+	return statsDiff(recorded, recomputed, nil)
+}
+
+// statsDiff is StatsDiff, skipping the fields that present, when not nil,
+// does not hold: the fields a recorded summary did not have.
+func statsDiff(recorded, recomputed SummaryDTO, present map[string]bool) []Difference {
+	var out []Difference
+	c := summaryCodec.fields[summaryCodec.byName["stats"]].sub
+	rv, gv := reflect.ValueOf(recorded.Stats), reflect.ValueOf(recomputed.Stats)
+	for _, f := range c.fields {
+		name := "stats." + f.name
+		if present != nil && !present[name] {
+			continue
+		}
+		a, b := fieldOf(rv, f.index), fieldOf(gv, f.index)
+		if (f.kind == kindMapInt || f.kind == kindStrings) && a.Len() == 0 && b.Len() == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			out = append(out, Difference{name, jsonOf(a.Interface()), jsonOf(b.Interface())})
+		}
 	}
-	edges := make([]edge, 0, 2*len(spans))
-	for _, s := range spans {
-		edges = append(edges, edge{s.Start, +1}, edge{s.End, -1})
+	if recorded.Answer != recomputed.Answer && (present == nil || present["answer"]) {
+		out = append(out, Difference{"answer", jsonOf(recorded.Answer), jsonOf(recomputed.Answer)})
 	}
-	slices.SortFunc(edges, func(a, b edge) int {
-		return cmp.Or(a.t.Compare(b.t), cmp.Compare(a.delta, b.delta))
-	})
-	n, most := 0, 0
-	for _, e := range edges {
-		n += e.delta
-		most = max(most, n)
+	return out
+}
+
+// summaryFields returns the paths of the fields a run_finished line's
+// summary has ("answer", "stats.model_ms", …), for comparing only those.
+func summaryFields(line []byte) map[string]bool {
+	var l struct {
+		Summary struct {
+			Stats  map[string]json.RawMessage `json:"stats"`
+			Answer *json.RawMessage           `json:"answer"`
+		} `json:"summary"`
 	}
-	return most
+	present := map[string]bool{}
+	if json.Unmarshal(line, &l) != nil {
+		return present
+	}
+	for k := range l.Summary.Stats {
+		present["stats."+k] = true
+	}
+	if l.Summary.Answer != nil {
+		present["answer"] = true
+	}
+	return present
+}
+
+// jsonOf encodes v as JSON without HTML escaping.
+func jsonOf(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // Recomputed is a run's summary rebuilt from its stream by [Summarize].
@@ -282,6 +436,8 @@ type Recomputed struct {
 	Summary SummaryDTO
 	// Recorded is the summary the run_finished line holds, when there is one.
 	Recorded *SummaryDTO
+	// recordedFields are the fields Recorded's line has.
+	recordedFields map[string]bool
 	// CutOff reports a stream that ended without run_finished.
 	CutOff bool
 	// Lines counts the lines decoded, of known and unknown types.
@@ -292,6 +448,18 @@ type Recomputed struct {
 }
 
 const maxKeptErrors = 1000
+
+// Diff returns the fields in which the recorded summary's stats and answer
+// differ from the recomputed ones (see [StatsDiff]), leaving out the fields
+// the run_finished line does not have: a v1 stream written before a field
+// existed is not wrong about it. It returns nil when the stream has no
+// run_finished.
+func (r Recomputed) Diff() []Difference {
+	if r.Recorded == nil {
+		return nil
+	}
+	return statsDiff(*r.Recorded, r.Summary, r.recordedFields)
+}
 
 // Summarize reads a stream through a [Decoder] and recomputes its summary.
 // Lines that cannot be decoded are counted and skipped; lines after
@@ -325,7 +493,7 @@ func Summarize(r io.Reader, opts ...DecoderOption) (Recomputed, error) {
 				started = &d
 			}
 		case RunFinishedDTO:
-			out.Recorded = &d.Summary
+			out.Recorded, out.recordedFields = &d.Summary, summaryFields(dec.Raw())
 			c.Close(d.At)
 		case UnknownDTO:
 			last = d.At
@@ -350,7 +518,7 @@ func Summarize(r io.Reader, opts ...DecoderOption) (Recomputed, error) {
 		s.Status, s.RunnerExitCode, s.StartedAt, s.WallMS = f.Status, f.RunnerExitCode, f.StartedAt, f.WallMS
 	} else {
 		s.RunnerExitCode = -1
-		s.Status = string(Classify("", -1, stats))
+		s.Status = string(Classify(NoTermination, -1, stats))
 		if started != nil {
 			s.StartedAt = started.At
 			s.WallMS = last.Sub(started.At).Milliseconds()

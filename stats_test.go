@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,16 +135,60 @@ func TestStatsRules(t *testing.T) {
 				assert.Equal(t, 30*time.Millisecond, s.EventSpan)
 				assert.Equal(t, 1, s.UserMessages, "developer messages are not user messages")
 			}},
-		{"zero times are skipped", []Event{UserMessage{At: ms0(10)}, UserMessage{}, ToolStarted{CallID: "a", OpID: "1"}, UserMessage{At: ms0(20)}}, 20,
+		{"zero times are not observed but open and close intervals", []Event{UserMessage{At: ms0(10)}, UserMessage{},
+			ToolStarted{CallID: "a", OpID: "1"}, UserMessage{At: ms0(20)}, ToolFinished{At: ms0(30), CallID: "a", OpID: "1", OK: true}}, 30,
 			func(t *testing.T, s Stats, _ string) {
-				assert.Equal(t, 10*time.Millisecond, s.EventSpan)
+				assert.Equal(t, 20*time.Millisecond, s.EventSpan)
 				assert.Equal(t, 3, s.UserMessages)
-				assert.Equal(t, time.Duration(0), s.ToolBusyTime)
+				assert.Equal(t, time.Duration(math.MaxInt64), s.ToolBusyTime, "[zero, T] saturates")
+				assert.Equal(t, 1, s.MaxParallelTools)
 			}},
-		{"a final message with empty text", []Event{AssistantMessage{At: ms0(0), Text: "draft"}, AssistantMessage{At: ms0(1), Text: "", Final: true}}, 1,
+		{"nothing observed: no span", []Event{RunStarted{At: ms0(0)}, UserMessage{}, ReasoningSummary{At: ms0(5)}}, 10,
+			func(t *testing.T, s Stats, _ string) { assert.Equal(t, time.Duration(0), s.EventSpan) }},
+		{"a zero-time response closes the turn", []Event{TurnStarted{At: ms0(10)}, ModelResponded{}}, 10,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, time.Duration(math.MinInt64), s.ModelTime, "[T, zero] saturates negative")
+			}},
+		{"an open turn with a zero start runs to the end", []Event{UserMessage{At: ms0(50)}, UserMessage{At: ms0(60)},
+			TurnStarted{}}, 0,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, time.Duration(math.MaxInt64), s.ModelTime, "[zero, latest 60 ms] saturates")
+			}},
+		{"negative intervals count in the merged sums", []Event{
+			ToolStarted{At: ms0(50), CallID: "a", OpID: "1"}, ToolFinished{At: ms0(20), CallID: "a", OpID: "1", OK: true},
+			ToolStarted{At: ms0(60), CallID: "b", OpID: "2"}, ToolFinished{At: ms0(70), CallID: "b", OpID: "2", OK: true}}, 70,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, -20*time.Millisecond, s.ToolBusyTime, "-30 ms + 10 ms: the second starts after the first's end")
+			}},
+		{"a reversed interval takes part in the sweep", []Event{
+			ToolStarted{At: ms0(10), CallID: "a", OpID: "1"}, ToolFinished{At: ms0(5), CallID: "a", OpID: "1", OK: true},
+			ToolStarted{At: ms0(7), CallID: "b", OpID: "2"}, ToolFinished{At: ms0(9), CallID: "b", OpID: "2", OK: true}}, 10,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 0, s.MaxParallelTools, "the end at 5 comes before the start at 7")
+			}},
+		{"the empty op_id is an ordinary key", []Event{ToolStarted{At: ms0(0), CallID: "a"},
+			ToolStarted{At: ms0(5), CallID: "b"}, ToolFinished{At: ms0(8), CallID: "a"}, ToolFinished{At: ms0(9), CallID: "b"}}, 9,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, 8*time.Millisecond, s.ToolBusyTime, `the second start of op "" is ignored, the first finish closes it`)
+				assert.Equal(t, 1, s.MaxParallelTools)
+				assert.Equal(t, 2, s.FailedToolCalls)
+			}},
+		{"an assistant message with empty text is the last text", []Event{AssistantMessage{At: ms0(0), Text: "draft"},
+			AssistantMessage{At: ms0(1), Text: "", Final: true}}, 1,
 			func(t *testing.T, s Stats, answer string) {
 				assert.False(t, s.FinalAnswer)
-				assert.Equal(t, "draft", answer)
+				assert.Equal(t, "", answer)
+			}},
+		{"a final answer survives later non-final text", []Event{AssistantMessage{At: ms0(0), Text: "A", Final: true},
+			AssistantMessage{At: ms0(1), Text: "note"}}, 1,
+			func(t *testing.T, s Stats, answer string) {
+				assert.True(t, s.FinalAnswer)
+				assert.Equal(t, "A", answer)
+			}},
+		{"negative milliseconds truncate toward zero", []Event{TurnStarted{At: ms0(10)}, ModelResponded{At: ms0(8.5)}}, 10,
+			func(t *testing.T, s Stats, _ string) {
+				assert.Equal(t, -1500*time.Microsecond, s.ModelTime)
+				assert.Equal(t, int64(-1), statsToDTO(s).ModelMS)
 			}},
 		{"the last final message wins", []Event{AssistantMessage{At: ms0(0), Text: "one", Final: true}, AssistantMessage{At: ms0(1), Text: "two", Final: true},
 			AssistantMessage{At: ms0(2), Text: "after"}}, 2,

@@ -6,49 +6,6 @@ import (
 	"time"
 )
 
-// Tokens counts a model's tokens. InputTokens includes the cached and
-// cache-write tokens; OutputTokens includes the reasoning tokens.
-type Tokens struct {
-	InputTokens           int64
-	CachedInputTokens     int64
-	CacheWriteInputTokens int64
-	OutputTokens          int64
-	ReasoningTokens       int64
-}
-
-// Add returns the sum of t and u.
-func (t Tokens) Add(u Tokens) Tokens {
-	return Tokens{
-		InputTokens:           t.InputTokens + u.InputTokens,
-		CachedInputTokens:     t.CachedInputTokens + u.CachedInputTokens,
-		CacheWriteInputTokens: t.CacheWriteInputTokens + u.CacheWriteInputTokens,
-		OutputTokens:          t.OutputTokens + u.OutputTokens,
-		ReasoningTokens:       t.ReasoningTokens + u.ReasoningTokens,
-	}
-}
-
-// Stats aggregates a run's events. [StatsCollector] computes it exactly as
-// the uagent runner does; see its doc comment for the meaning of each field.
-type Stats struct {
-	EventSpan        time.Duration
-	ModelTime        time.Duration
-	ToolBusyTime     time.Duration
-	ToolModelOverlap time.Duration
-	Turns            int
-	UserMessages     int
-	ModelResponses   int
-	ToolCalls        int
-	FailedToolCalls  int
-	MaxParallelTools int
-	ToolsByName      map[string]int
-	Tokens
-	StopReasons map[string]int
-	Failures    []string
-	Errors      []string
-	Warnings    []string
-	FinalAnswer bool
-}
-
 // Request is a run's identity and settings.
 type Request struct {
 	RunID     string
@@ -95,9 +52,13 @@ type Result struct {
 	Answer string
 }
 
+// NoTermination is the termination of a run that ended by itself, for
+// [Classify].
+const NoTermination Status = ""
+
 // Classify returns a run's status. A termination of StatusTimeout,
 // StatusInterrupted or StatusDiskLimit wins; any other termination value
-// (conventionally "") means the run ended by itself. Then the status is
+// ([NoTermination] by convention) means the run ended by itself. Then the status is
 // StatusError when exitCode is non-zero or stats has errors or failures, and
 // StatusOK otherwise.
 func Classify(termination Status, exitCode int, stats Stats) Status {
@@ -174,7 +135,7 @@ type StatsDTO struct {
 // content of summary.json.
 type SummaryDTO struct {
 	V              int       `json:"v"`
-	Status         string    `json:"status"`
+	Status         string    `json:"status" stream:"id"`
 	RunnerExitCode int       `json:"runner_exit_code"`
 	RunID          string    `json:"run_id"`
 	SessionID      string    `json:"session_id"`

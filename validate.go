@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"strings"
 	"time"
 )
 
@@ -26,7 +24,7 @@ const (
 	RuleVersion  = "version"      // v is 1
 	RuleFirst    = "first"        // the first line is run_started
 	RuleFinished = "run-finished" // exactly one run_finished, and it is the last line
-	RuleRequired = "required"     // each known type has its required fields
+	RuleRequired = "required"     // each known type has its identity fields (in strict mode, every field the writer always writes)
 	RuleToolOp   = "tool-op"      // tool_finished follows its tool_started, or has ok:false without op_id
 	RuleTurn     = "turn"         // turns count from 1; model_responded follows turn_started
 	RuleStats    = "stats"        // the summary's stats and answer equal the recomputed ones
@@ -53,8 +51,16 @@ func WithDecoderOptions(opts ...DecoderOption) ValidateOption {
 	return func(v *validator) { v.decOpts = append(v.decOpts, opts...) }
 }
 
+// Strict makes Validate require every field that the current writer always
+// writes (every field not marked ? in the wire table), not only the fields
+// a line cannot be read without. Streams written before a field was added
+// to v1 fail strict mode but are valid v1 streams; a writer's own tests
+// use it.
+func Strict() ValidateOption { return func(v *validator) { v.strict = true } }
+
 type validator struct {
 	exitCode int
+	strict   bool
 	decOpts  []DecoderOption
 	findings []Finding
 }
@@ -69,6 +75,13 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // rules, in line order, not just the first. The error is nil unless the
 // reader failed. A valid stream gives no findings. Validate keeps the first
 // 10000 findings.
+//
+// By default Validate is compatible: a v1 stream written before a field
+// existed is valid, so it requires only v, type, at and each type's
+// identity fields (call_id of the tool events, op_id of tool_started, turn
+// of turn_started, summary of run_finished, status of a summary); a missing
+// field reads as its zero value, and a present one must have its JSON type.
+// [Strict] requires every field the current writer always writes.
 func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
 	v := &validator{exitCode: noExitCode}
 	for _, o := range opts {
@@ -77,10 +90,12 @@ func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
 	dec := NewDecoder(r, v.decOpts...)
 	var (
 		lines      int
-		types      []string // types of the first lines, for the ended rule
-		finishedAt int      // line of the first run_finished
+		types      []string   // types of the first lines, for the ended rule
+		finishedAt int        // line of the first run_finished
+		badFinish  *LineError // the first run_finished line that could not be decoded
 		recorded   *SummaryDTO
 		recordedAt time.Time
+		fields     map[string]bool // the fields the recorded summary has
 		col        = NewStatsCollector()
 		opsStarted = map[string]bool{}
 		lastTurn   int
@@ -97,9 +112,14 @@ func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
 			if errors.Is(err, ErrUnsupportedVersion) {
 				rule = RuleVersion
 			}
-			msg := strings.TrimPrefix(le.Error(), fmt.Sprintf("stream: line %d, ", le.Line))
-			v.add(le.Line, rule, "%s", msg)
+			v.add(le.Line, rule, "%s", le.detail())
 			lines++
+			if lines == 1 {
+				v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")
+			}
+			if le.Type == TypeRunFinished && badFinish == nil {
+				badFinish = le
+			}
 			continue
 		}
 		lines++
@@ -148,6 +168,7 @@ func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
 		case RunFinishedDTO:
 			if finishedAt == 0 {
 				finishedAt, recorded, recordedAt = line, &d.Summary, d.At
+				fields = summaryFields(dec.Raw())
 			}
 			if !Status(d.Summary.Status).Valid() {
 				v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
@@ -160,13 +181,17 @@ func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
 		}
 	}
 	if recorded == nil {
+		if badFinish != nil {
+			v.add(badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", badFinish.Line, badFinish.detail())
+			return v.findings, nil
+		}
 		v.ended(lines, types)
 		return v.findings, nil
 	}
 	col.Close(recordedAt)
-	v.compareStats(finishedAt, statsToDTO(col.Stats()), recorded.Stats)
-	if got := col.Answer(); got != recorded.Answer {
-		v.add(finishedAt, RuleStats, "answer is %q, recomputed %q", recorded.Answer, got)
+	recomputed := SummaryDTO{Stats: statsToDTO(col.Stats()), Answer: col.Answer()}
+	for _, d := range statsDiff(*recorded, recomputed, fields) {
+		v.add(finishedAt, RuleStats, "%s", d)
 	}
 	return v.findings, nil
 }
@@ -196,67 +221,35 @@ func (v *validator) ended(lines int, types []string) {
 	}
 }
 
-// required reports the fields of c that are not omitempty and are absent
-// from the raw object, recursing into nested objects.
+// required reports the required fields of c that are absent from the raw
+// object, recursing into the nested objects that are present: the identity
+// fields, and in strict mode every field that is not omitempty.
 func (v *validator) required(line int, raw []byte, c *structCodec) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(raw, &obj) != nil {
 		return // the Decoder accepted it; encoding/json is stricter about nothing we need
 	}
-	for _, path := range missing(obj, c, "") {
+	for _, path := range missing(obj, c, "", v.strict) {
 		v.add(line, RuleRequired, "missing required field %q", path)
 	}
 }
 
-func missing(obj map[string]json.RawMessage, c *structCodec, prefix string) []string {
+func missing(obj map[string]json.RawMessage, c *structCodec, prefix string, strict bool) []string {
 	var out []string
 	for _, f := range c.fields {
 		raw, ok := obj[f.name]
 		switch {
-		case f.omitEmpty:
 		case !ok:
-			out = append(out, prefix+f.name)
+			if f.identity || (strict && !f.omitEmpty) {
+				out = append(out, prefix+f.name)
+			}
 		case f.kind == kindStruct:
 			var sub map[string]json.RawMessage
 			if json.Unmarshal(raw, &sub) == nil {
-				out = append(out, missing(sub, f.sub, prefix+f.name+".")...)
+				out = append(out, missing(sub, f.sub, prefix+f.name+".", strict)...)
 			}
 		}
 	}
 	return out
 }
 
-// compareStats reports every stats field whose recorded value differs from
-// the recomputed one.
-func (v *validator) compareStats(line int, recomputed, recorded StatsDTO) {
-	for _, d := range StatsDiff(recorded, recomputed) {
-		v.add(line, RuleStats, "%s", d)
-	}
-}
-
-// StatsDiff names every field in which two stats differ, as
-// "stats.FIELD is A, recomputed B" with both values in JSON, in the order of
-// the wire. An absent map or list equals an empty one.
-func StatsDiff(recorded, recomputed StatsDTO) []string {
-	var out []string
-	c := summaryCodec.fields[summaryCodec.byName["stats"]].sub
-	rv, gv := reflect.ValueOf(recorded), reflect.ValueOf(recomputed)
-	for _, f := range c.fields {
-		a, b := fieldOf(rv, f.index), fieldOf(gv, f.index)
-		if (f.kind == kindMapInt || f.kind == kindStrings) && a.Len() == 0 && b.Len() == 0 {
-			continue
-		}
-		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			out = append(out, fmt.Sprintf("stats.%s is %s, recomputed %s", f.name, jsonOf(a), jsonOf(b)))
-		}
-	}
-	return out
-}
-
-func jsonOf(v reflect.Value) string {
-	b, err := json.Marshal(v.Interface())
-	if err != nil {
-		return fmt.Sprint(v.Interface())
-	}
-	return string(b)
-}

@@ -13,10 +13,12 @@ import (
 )
 
 // invalidStreams has one invalid stream per rule: the realistic run with one
-// thing broken, and the findings Validate must give for it.
+// thing broken, and the findings Validate must give for it, in strict mode
+// when strict is set (the stream is then valid in the default mode).
 func invalidStreams(t testing.TB) map[string]struct {
 	stream []byte
 	want   []Finding
+	strict bool
 } {
 	run := lines(write(t, realisticRun()))
 	n := len(run)
@@ -29,6 +31,13 @@ func invalidStreams(t testing.TB) map[string]struct {
 	replace := func(i int, old, new string) []byte {
 		return with(i, strings.Replace(string(run[i]), old, new, 1))
 	}
+	edit := func(edits map[int][2]string) []byte {
+		ls := append([][]byte{}, run...)
+		for i, e := range edits {
+			ls[i] = []byte(strings.Replace(string(ls[i]), e[0], e[1], 1))
+		}
+		return join(ls)
+	}
 	type c = struct {
 		stream []byte
 		want   []Finding
@@ -40,7 +49,7 @@ func invalidStreams(t testing.TB) map[string]struct {
 		}
 		return fs
 	}
-	return map[string]c{
+	cases := map[string]c{
 		"json": {with(3, `{"v":1,"type":"user_message"`), append([]Finding{{4, RuleJSON,
 			"byte 474: user_message: invalid JSON: unexpected end of line, want ',' or '}'"}},
 			stats(n, "stats.user_messages is 1, recomputed 0")...)},
@@ -52,7 +61,18 @@ func invalidStreams(t testing.TB) map[string]struct {
 		"run-finished-missing": {join(run[:n-1]), []Finding{{0, RuleFinished, "no run_finished: the stream was cut off after line 20"}}},
 		"required": {replace(8, `"call_id":"call_ls",`, ``), []Finding{{9, RuleRequired, `missing required field "call_id"`},
 			{n, RuleStats, "stats.tool_calls is 3, recomputed 4"}, {n, RuleStats, `stats.tools_by_name is {"Bash":3}, recomputed {"Bash":4}`}}},
-		"required-nested": {replace(7, `"cached_input":0,`, ``), []Finding{{8, RuleRequired, `missing required field "usage.cached_input"`}}},
+		"required-finished": {replace(15, `"call_id":"call_wc",`, ``), []Finding{{16, RuleRequired, `missing required field "call_id"`},
+			{n, RuleStats, "stats.tool_calls is 3, recomputed 4"}, {n, RuleStats, `stats.tools_by_name is {"Bash":3}, recomputed {"Bash":4}`}}},
+		"required-summary-status": {replace(n-1, `"status":"ok",`, ``), []Finding{{n, RuleRequired, `missing required field "summary.status"`},
+			{n, RuleStatus, `status "", want one of ok, error, timeout, interrupted, disk_limit`}}},
+		"strict-nested": {replace(7, `"cached_input":0,`, ``), []Finding{{8, RuleRequired, `missing required field "usage.cached_input"`}}},
+		"strict-old-v1": {edit(map[int][2]string{7: {`"cache_write_input":0,`, ``}, n - 1: {`"user_messages":1,`, ``}}), []Finding{
+			{8, RuleRequired, `missing required field "usage.cache_write_input"`}, {n, RuleRequired, `missing required field "summary.stats.user_messages"`}}},
+		"first-json":           {with(0, `{"v":1,"type":"run_started",`), []Finding{{1, RuleJSON, "byte 28: run_started: invalid JSON: unexpected end of line, want a string key"}, {1, RuleFirst, "the first line could not be read, want run_started"}}},
+		"run-finished-invalid": {replace(n-1, `"status":"ok"`, `"status":1`), []Finding{{n, RuleJSON, "byte 3334: run_finished: field \"summary.status\": wrong JSON type: want string, got number"}, {n, RuleFinished, "the run_finished line at line 21 is invalid: byte 3334: run_finished: field \"summary.status\": wrong JSON type: want string, got number"}}},
+		"turn-back":            {replace(5, `"turn":1`, `"turn":3`), []Finding{{8, RuleTurn, "model_responded for turn 1, but the last turn_started is turn 3"}, {18, RuleTurn, "turn 2 after turn 3: turns do not go back"}}},
+		"turn-unstarted": {join(append(append([][]byte{}, run[:5]...), run[6:]...)), append([]Finding{{7, RuleTurn, "model_responded before any turn_started"}},
+			stats(n-1, "stats.model_ms is 5355, recomputed 2669", "stats.turns is 2, recomputed 1")...)},
 		"tool-op": {replace(14, `"op_id":"op-ls"`, `"op_id":"op-nope"`), append([]Finding{{15, RuleToolOp,
 			`tool_finished for op_id "op-nope", which no tool_started began`}}, stats(n, "stats.tool_busy_ms is 117, recomputed 2798", "stats.tool_model_overlap_ms is 0, recomputed 2669")...)},
 		"tool-op-ok": {replace(14, `"op_id":"op-ls",`, ``), append([]Finding{{15, RuleToolOp,
@@ -66,17 +86,34 @@ func invalidStreams(t testing.TB) map[string]struct {
 		"ended-empty": {nil, []Finding{{0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none"}}},
 		"ended-start": {join(run[:2]), []Finding{{0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so"}}},
 	}
+	out := map[string]struct {
+		stream []byte
+		want   []Finding
+		strict bool
+	}{}
+	for name, c := range cases {
+		out[name] = struct {
+			stream []byte
+			want   []Finding
+			strict bool
+		}{c.stream, c.want, strings.HasPrefix(name, "strict-")}
+	}
+	return out
 }
 
 func TestInvalidFixtures(t *testing.T) {
 	for name, c := range invalidStreams(t) {
-		golden(t, filepath.Join("invalid", name+".jsonl"), c.stream)
+		dir := "invalid"
+		if c.strict {
+			dir = "invalid-strict"
+		}
+		golden(t, filepath.Join(dir, name+".jsonl"), c.stream)
 	}
 }
 
 func TestValidate(t *testing.T) {
 	t.Run("valid streams give nothing", func(t *testing.T) {
-		fs, err := Validate(bytes.NewReader(write(t, realisticRun())))
+		fs, err := Validate(bytes.NewReader(write(t, realisticRun())), Strict())
 		require.NoError(t, err)
 		assert.Empty(t, fs)
 		for name, b := range conformance(t) {
@@ -96,9 +133,21 @@ func TestValidate(t *testing.T) {
 	})
 	for name, c := range invalidStreams(t) {
 		t.Run(name, func(t *testing.T) {
-			fs, err := Validate(bytes.NewReader(c.stream))
+			var opts []ValidateOption
+			if c.strict {
+				fs, err := Validate(bytes.NewReader(c.stream))
+				require.NoError(t, err)
+				assert.Empty(t, fs, "valid in the default, compatible mode")
+				opts = append(opts, Strict())
+			}
+			fs, err := Validate(bytes.NewReader(c.stream), opts...)
 			require.NoError(t, err)
 			assert.Equal(t, fmt.Sprint(c.want), fmt.Sprint(fs))
+			if !c.strict {
+				fs, err := Validate(bytes.NewReader(c.stream), Strict())
+				require.NoError(t, err)
+				assert.Equal(t, fmt.Sprint(c.want), fmt.Sprint(fs), "strict mode finds the same")
+			}
 		})
 	}
 	t.Run("allowed endings with the exit code", func(t *testing.T) {
@@ -116,13 +165,17 @@ func TestValidate(t *testing.T) {
 }
 
 func TestValidateFixturesOnDisk(t *testing.T) {
-	paths, err := filepath.Glob("testdata/invalid/*.jsonl")
+	paths, err := filepath.Glob("testdata/invalid*/*.jsonl")
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
 	for _, p := range paths {
 		f, err := os.Open(p)
 		require.NoError(t, err)
-		fs, err := Validate(f)
+		var opts []ValidateOption
+		if filepath.Base(filepath.Dir(p)) == "invalid-strict" {
+			opts = append(opts, Strict())
+		}
+		fs, err := Validate(f, opts...)
 		f.Close()
 		require.NoError(t, err)
 		assert.NotEmpty(t, fs, p)

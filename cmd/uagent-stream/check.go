@@ -9,8 +9,9 @@ import (
 )
 
 func cmdValidate(e env, args []string) error {
-	fs := flags(e, "validate", "[--json] [--exit-code N] FILE…")
+	fs := flags(e, "validate", "[--json] [--strict] [--exit-code N] FILE…")
 	asJSON := fs.Bool("json", false, "print one JSON object per violation")
+	strict := fs.Bool("strict", false, "also require every field the current writer always writes (default: only what a v1 line cannot be read without)")
 	exitCode := fs.Int("exit-code", -1, "the exit code of the run that wrote the stream, to accept the endings without run_finished (2: no line, 1: only run_started)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -21,6 +22,9 @@ func cmdValidate(e env, args []string) error {
 	var opts []stream.ValidateOption
 	if *exitCode >= 0 {
 		opts = append(opts, stream.WithExitCode(*exitCode))
+	}
+	if *strict {
+		opts = append(opts, stream.Strict())
 	}
 	found, failed := false, false
 	enc := json.NewEncoder(e.stdout)
@@ -84,12 +88,9 @@ func cmdStats(e env, args []string) error {
 		if r.Recorded == nil {
 			return errors.New(name + ": no run_finished summary to check against")
 		}
-		diffs := stream.StatsDiff(r.Recorded.Stats, r.Summary.Stats)
-		if r.Recorded.Answer != r.Summary.Answer {
-			diffs = append(diffs, fmt.Sprintf("answer is %q, recomputed %q", r.Recorded.Answer, r.Summary.Answer))
-		}
+		diffs := r.Diff()
 		for _, d := range diffs {
-			fmt.Fprintln(e.stdout, sanitize(d, false))
+			fmt.Fprintln(e.stdout, sanitize(d.String(), false))
 		}
 		if len(diffs) > 0 {
 			return exitError{1}

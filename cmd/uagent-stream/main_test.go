@@ -199,6 +199,17 @@ func TestValidateCommand(t *testing.T) {
 
 	code, _, _ = runCmd(t, "", "validate", "--exit-code", "2", "-")
 	assert.Equal(t, 0, code, "no line with exit 2 is a blocked preflight")
+
+	old := "../../testdata/invalid-strict/strict-old-v1.jsonl"
+	code, stdout, _ = runCmd(t, "", "validate", old)
+	assert.Equal(t, 0, code, "a stream written before a field existed is valid v1")
+	assert.Empty(t, stdout)
+	code, stdout, _ = runCmd(t, "", "validate", "--strict", old)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, `missing required field "summary.stats.user_messages"`)
+	code, stdout, _ = runCmd(t, "", "stats", "--check", old)
+	assert.Equal(t, 0, code, "stats --check compares only the fields the summary has")
+	assert.Empty(t, stdout)
 }
 
 func TestStatsCommand(t *testing.T) {

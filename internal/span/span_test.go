@@ -1,6 +1,10 @@
 package span
 
 import (
+	"github.com/stretchr/testify/require"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -20,10 +24,64 @@ func TestMerge(t *testing.T) {
 	assert.Empty(t, Merge(nil))
 }
 
+func TestMergeReversedSpans(t *testing.T) {
+	// A reversed span merges like any other: the next start is compared
+	// with its (earlier) end.
+	assert.Equal(t, []Span{s(0, 30)}, Merge([]Span{s(10, 5), s(0, 30)}), "a reversed span inside another merges")
+	// Equal starts keep their order, which decides whether they merge.
+	assert.Equal(t, []Span{s(10, 5), s(10, 20)}, Merge([]Span{s(10, 5), s(10, 20)}))
+	assert.Equal(t, []Span{s(10, 20)}, Merge([]Span{s(10, 20), s(10, 5)}))
+}
+
+func TestTotal(t *testing.T) {
+	assert.Equal(t, -5*time.Millisecond, Total([]Span{s(10, 5)}), "a reversed span counts negative")
+	assert.Equal(t, 5*time.Millisecond, Total([]Span{s(10, 5), s(20, 30)}))
+	far := Span{Start: time.Time{}, End: t0}
+	assert.Equal(t, time.Duration(math.MaxInt64), Total([]Span{far}), "Sub saturates")
+}
+
 func TestIntersect(t *testing.T) {
 	a := []Span{s(0, 100), s(140, 200)}
 	b := []Span{s(50, 150), s(190, 300)}
 	assert.Equal(t, []Span{s(50, 100), s(140, 150), s(190, 200)}, Intersect(a, b))
 	assert.Empty(t, Intersect(a, []Span{s(100, 140)}), "touching is not overlapping")
-	assert.Equal(t, time.Duration(0), Total([]Span{s(10, 5)}), "a reversed span is empty")
+	assert.Empty(t, Intersect([]Span{s(10, 5)}, []Span{s(0, 30)}), "a reversed span intersects nothing")
+}
+
+func TestMaxParallel(t *testing.T) {
+	assert.Equal(t, 1, MaxParallel([]Span{s(0, 10), s(10, 20)}), "ends before starts at the same instant")
+	assert.Equal(t, 2, MaxParallel([]Span{s(0, 10), s(5, 20)}))
+	assert.Equal(t, 0, MaxParallel([]Span{s(10, 5)}), "a reversed span: -1 at 5, then +1 at 10")
+	assert.Equal(t, 0, MaxParallel([]Span{s(10, 5), s(7, 9)}), "its early end cancels the other span's start")
+	assert.Equal(t, 0, MaxParallel(nil))
+}
+
+// Merge keeps equal starts in their order, which decides whether a
+// reversed span merges with the spans that share its start. Small inputs
+// do not show it (the sort is an insertion sort below 13 elements), so
+// compare with a stable reference on larger ones.
+func TestMergeIsStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 500 {
+		in := make([]Span, 13+r.IntN(40))
+		for i := range in {
+			start := r.IntN(4) * 10
+			in[i] = s(start, start+r.IntN(30)-15)
+		}
+		ref := slices.Clone(in)
+		for i := 1; i < len(ref); i++ { // insertion sort: stable
+			for j := i; j > 0 && ref[j].Start.Before(ref[j-1].Start); j-- {
+				ref[j], ref[j-1] = ref[j-1], ref[j]
+			}
+		}
+		var want []Span
+		for _, x := range ref {
+			if n := len(want); n > 0 && !x.Start.After(want[n-1].End) {
+				want[n-1].End = Later(want[n-1].End, x.End)
+				continue
+			}
+			want = append(want, x)
+		}
+		require.Equal(t, want, Merge(slices.Clone(in)), "input %v", in)
+	}
 }
