@@ -396,4 +396,9 @@ func TestSchemaCommand(t *testing.T) {
 	code, _, stderr := runCmd(t, "", "schema", "hologram")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `no schema "hologram"`)
+	code, stdout, _ = runCmd(t, "", "schema", "--strict", "line")
+	assert.Equal(t, 0, code)
+	strict, err := os.ReadFile("../../schema/strict/line.schema.json")
+	require.NoError(t, err)
+	assert.Equal(t, string(strict), stdout)
 }
