@@ -71,6 +71,7 @@ func invalidStreams(t testing.TB) map[string]struct {
 		"first-json":           {with(0, `{"v":1,"type":"run_started",`), []Finding{{1, RuleJSON, "byte 28: run_started: invalid JSON: unexpected end of line, want a string key"}, {1, RuleFirst, "the first line could not be read, want run_started"}}},
 		"run-finished-invalid": {replace(n-1, `"status":"ok"`, `"status":1`), []Finding{{n, RuleJSON, "byte 3334: run_finished: field \"summary.status\": wrong JSON type: want string, got number"}, {n, RuleFinished, "the run_finished line at line 21 is invalid: byte 3334: run_finished: field \"summary.status\": wrong JSON type: want string, got number"}}},
 		"turn-back":            {replace(5, `"turn":1`, `"turn":3`), []Finding{{8, RuleTurn, "model_responded for turn 1, but the last turn_started is turn 3"}, {18, RuleTurn, "turn 2 after turn 3: turns do not go back"}}},
+		"turn-negative":        {replace(19, `"turn":2`, `"turn":-1`), []Finding{{20, RuleTurn, "turn -1: turns count from 1"}}},
 		"turn-unstarted": {join(append(append([][]byte{}, run[:5]...), run[6:]...)), append([]Finding{{7, RuleTurn, "model_responded before any turn_started"}},
 			stats(n-1, "stats.model_ms is 5355, recomputed 2669", "stats.turns is 2, recomputed 1")...)},
 		"tool-op": {replace(14, `"op_id":"op-ls"`, `"op_id":"op-nope"`), append([]Finding{{15, RuleToolOp,
