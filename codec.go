@@ -331,8 +331,6 @@ type parseError struct {
 	err   error
 }
 
-func (e *parseError) Error() string { return e.err.Error() }
-
 // parser reads one JSON text from data. scratch is reused between lines.
 type parser struct {
 	data    []byte
@@ -573,19 +571,10 @@ func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
 		p.pos = len(data)
 		return buf, i, p.syntax("an escape sequence")
 	}
+	if r := simpleEscape[data[i+1]]; r != 0 {
+		return append(buf, r), i + 2, nil
+	}
 	switch c := data[i+1]; c {
-	case '"', '\\', '/':
-		return append(buf, c), i + 2, nil
-	case 'b':
-		return append(buf, '\b'), i + 2, nil
-	case 'f':
-		return append(buf, '\f'), i + 2, nil
-	case 'n':
-		return append(buf, '\n'), i + 2, nil
-	case 'r':
-		return append(buf, '\r'), i + 2, nil
-	case 't':
-		return append(buf, '\t'), i + 2, nil
 	case 'u':
 		r, ok := hex4(data, i+2)
 		if !ok {

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,25 +11,6 @@ import (
 	"strconv"
 	"time"
 )
-
-// DefaultMaxLineSize is the longest line a [Decoder] decodes unless
-// [WithMaxLineSize] says otherwise: 64 MiB.
-const DefaultMaxLineSize = 64 << 20
-
-// DecoderOption configures a [Decoder].
-type DecoderOption func(*Decoder)
-
-// WithMaxLineSize sets the longest line, in bytes without its line ending,
-// that the Decoder decodes. A longer line is reported as ErrLineTooLong and
-// skipped without being held in memory. n <= 0 means DefaultMaxLineSize.
-func WithMaxLineSize(n int) DecoderOption {
-	return func(d *Decoder) {
-		if n <= 0 {
-			n = DefaultMaxLineSize
-		}
-		d.max = n
-	}
-}
 
 // LineError is a line the [Decoder] could not decode. The Decoder goes on
 // with the next line: nothing after a bad line is lost.
@@ -110,12 +92,10 @@ type Decoder struct {
 
 type pendingField struct{ key, val int }
 
-// NewDecoder returns a Decoder reading from r.
-func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
-	d := &Decoder{r: r, max: DefaultMaxLineSize}
-	for _, o := range opts {
-		o(d)
-	}
+// NewDecoder returns a Decoder reading from r. Of the options, it reads
+// [WithMaxLineSize].
+func NewDecoder(r io.Reader, opts ...Option) *Decoder {
+	d := &Decoder{r: r, max: newOptions(opts).maxLine}
 	d.scratch = make([]reflect.Value, len(kinds))
 	return d
 }
@@ -352,7 +332,7 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 			case "type":
 				if hasType {
 					err = &parseError{pos: valPos, field: "type", err: fmt.Errorf("%w: type given twice", ErrFieldType)}
-					err = cmp0(p.skip(1), err)
+					err = cmp.Or(p.skip(1), err)
 					break
 				}
 				hasType = true
@@ -433,14 +413,6 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 	h.Field(1).SetString(k.typ)
 	h.Field(2).Set(reflect.ValueOf(at))
 	return dv.Interface(), nil
-}
-
-// cmp0 returns the first non-nil fault.
-func cmp0(a, b *parseError) *parseError {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // dto returns the zeroed scratch DTO of kind k.

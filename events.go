@@ -6,11 +6,13 @@ import "time"
 // OccurredAt reports the event's own time; a zero time asks the [Sink] to
 // stamp the event with its clock.
 //
-// The package knows the 14 event structs below. Other implementations of
-// Event are valid values but have no wire form: [EventToDTO] reports ok=false
-// and the [Sink] skips them.
+// Event is sealed: only the 14 event structs below, and pointers to them,
+// implement it, so that every Event has a wire form. (A struct that embeds
+// one of them satisfies the interface too, but is not one of the 14 types:
+// [EventToDTO] reports ok=false for it and the [Sink] skips it.)
 type Event interface {
 	OccurredAt() time.Time
+	event() // seals the interface
 }
 
 // RunStarted is always the first event of a started run. RunID names the
@@ -200,3 +202,18 @@ func (e RunnerError) OccurredAt() time.Time { return e.At }
 
 // OccurredAt returns e.At.
 func (e RunFinished) OccurredAt() time.Time { return e.At }
+
+func (RunStarted) event() {}
+func (PreflightWarning) event() {}
+func (UserMessage) event() {}
+func (DeveloperMessage) event() {}
+func (ControlInput) event() {}
+func (TurnStarted) event() {}
+func (ModelResponded) event() {}
+func (ToolCalled) event() {}
+func (ToolStarted) event() {}
+func (ToolFinished) event() {}
+func (AssistantMessage) event() {}
+func (ReasoningSummary) event() {}
+func (RunnerError) event() {}
+func (RunFinished) event() {}

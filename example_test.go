@@ -147,7 +147,7 @@ func ExampleStart() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(tools, "tool calls;", out.Kind, out.Status, "exit", out.ExitCode, "lines", out.Lines)
+	fmt.Println(tools, "tool calls;", out.Ending, out.Status, "exit", out.ExitCode, "lines", out.Lines)
 	// Output: 3 tool calls; finished ok exit 0 lines 21
 }
 
@@ -163,7 +163,7 @@ func ExampleOpen() {
 		}
 	}
 	out, _ := run.Wait()
-	fmt.Println(out.Kind, out.Status)
+	fmt.Println(out.Ending, out.Status)
 	// Output:
 	// ls true exit 0
 	// wc -l a.txt true exit 0

@@ -13,37 +13,37 @@ import (
 	"time"
 )
 
-// Kind says how a run's stream ended.
-type Kind int
+// Ending says how a run's stream ended.
+type Ending int
 
 // The endings of a stream.
 const (
-	// KindFinished: a run_finished line arrived.
-	KindFinished Kind = iota + 1
-	// KindPreflightBlocked: no line was written and the exit code is 2.
-	KindPreflightBlocked
-	// KindStartFailed: the stream stopped after run_started (and preflight
+	// EndFinished: a run_finished line arrived.
+	EndFinished Ending = iota + 1
+	// EndPreflightBlocked: no line was written and the exit code is 2.
+	EndPreflightBlocked
+	// EndStartFailed: the stream stopped after run_started (and preflight
 	// warnings) and the exit code is 1: the runner could not start.
-	KindStartFailed
-	// KindCutOff: any other ending without run_finished: the process was
+	EndStartFailed
+	// EndCutOff: any other ending without run_finished: the process was
 	// killed, crashed, or closed its stdout early.
-	KindCutOff
+	EndCutOff
 )
 
-// String returns the kind's name: finished, preflight_blocked,
+// String returns the ending's name: finished, preflight_blocked,
 // start_failed or cut_off.
-func (k Kind) String() string {
+func (k Ending) String() string {
 	switch k {
-	case KindFinished:
+	case EndFinished:
 		return "finished"
-	case KindPreflightBlocked:
+	case EndPreflightBlocked:
 		return "preflight_blocked"
-	case KindStartFailed:
+	case EndStartFailed:
 		return "start_failed"
-	case KindCutOff:
+	case EndCutOff:
 		return "cut_off"
 	}
-	return fmt.Sprintf("Kind(%d)", int(k))
+	return fmt.Sprintf("Ending(%d)", int(k))
 }
 
 // StderrTail is how much of a process's stderr an [Outcome] keeps: the last
@@ -52,12 +52,12 @@ const StderrTail = 64 << 10
 
 // Outcome is how a run ended.
 type Outcome struct {
-	Kind Kind
+	Ending Ending
 	// Status is the status the contract implies: the summary's for
-	// KindFinished; for a cut-off run, timeout when the context's deadline
+	// EndFinished; for a cut-off run, timeout when the context's deadline
 	// passed, interrupted when the context was cancelled or the process was
 	// interrupted (SIGINT, SIGTERM, SIGHUP), error otherwise;
-	// error for KindPreflightBlocked and KindStartFailed.
+	// error for EndPreflightBlocked and EndStartFailed.
 	Status Status
 	// ExitCode is the process's exit code, -1 when a signal killed it. For a
 	// replay (see Open) it is the exit code the contract gives the ending.
@@ -75,34 +75,6 @@ type Outcome struct {
 	Replayed bool
 }
 
-// RunOption configures [Start] and [Open].
-type RunOption func(*runConfig)
-
-type runConfig struct {
-	grace   time.Duration
-	speed   float64
-	copyTo  io.Writer
-	decOpts []DecoderOption
-}
-
-// WithGrace sets how long Start waits after SIGINT before it sends SIGKILL,
-// when the context ends. The default is 5 seconds.
-func WithGrace(d time.Duration) RunOption { return func(c *runConfig) { c.grace = d } }
-
-// WithTiming makes Open replay events with their original spacing, sped up
-// by speed (2 is twice as fast). speed <= 0 replays as fast as possible, the
-// default.
-func WithTiming(speed float64) RunOption { return func(c *runConfig) { c.speed = speed } }
-
-// WithStdoutCopy copies every byte of the stream, unchanged, to w as it is
-// read (w is written from one goroutine).
-func WithStdoutCopy(w io.Writer) RunOption { return func(c *runConfig) { c.copyTo = w } }
-
-// WithRunDecoderOptions passes options to the Decoder that reads the stream.
-func WithRunDecoderOptions(opts ...DecoderOption) RunOption {
-	return func(c *runConfig) { c.decOpts = append(c.decOpts, opts...) }
-}
-
 // Run is a uagent stream being read: a process started by [Start], or a
 // recording replayed by [Open].
 //
@@ -111,7 +83,8 @@ func WithRunDecoderOptions(opts ...DecoderOption) RunOption {
 // are read and discarded, so the process never blocks on its stdout. Events
 // and Wait may be called from different goroutines.
 type Run struct {
-	cfg   runConfig
+	cfg   options
+	opts  []Option // for the Decoder
 	items chan runItem
 	drain chan struct{} // closed by Wait: stop delivering events
 	done  chan struct{} // closed when the stream has been read to its end
@@ -149,7 +122,7 @@ type runItem struct {
 // period (see WithGrace), then sends SIGKILL to the group, so that no child
 // or grandchild survives. A grandchild that keeps stdout or stderr open
 // after the process exits is killed after the grace period too.
-func Start(ctx context.Context, cmd *exec.Cmd, opts ...RunOption) (*Run, error) {
+func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 	if cmd.Stdout != nil {
 		return nil, errors.New("stream: start: cmd.Stdout is already set")
 	}
@@ -204,16 +177,14 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...RunOption) (*Run, error) 
 	return r, nil
 }
 
-func newRun(opts []RunOption) *Run {
+func newRun(opts []Option) *Run {
 	r := &Run{
-		cfg:       runConfig{grace: 5 * time.Second},
+		cfg:       newOptions(opts),
+		opts:      opts,
 		items:     make(chan runItem),
 		drain:     make(chan struct{}),
 		done:      make(chan struct{}),
 		onlyStart: true,
-	}
-	for _, o := range opts {
-		o(&r.cfg)
 	}
 	return r
 }
@@ -270,7 +241,7 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 	if r.cfg.copyTo != nil {
 		in = io.TeeReader(src, r.cfg.copyTo)
 	}
-	dec := NewDecoder(in, r.cfg.decOpts...)
+	dec := NewDecoder(in, r.opts...)
 	for {
 		dto, err := dec.Decode()
 		if err == io.EOF {
@@ -351,13 +322,13 @@ func (r *Run) baseOutcome() Outcome {
 	o := Outcome{Summary: r.summary, Lines: r.lines, LineErrors: r.lineErrors}
 	switch {
 	case r.summary != nil:
-		o.Kind, o.Status = KindFinished, Status(r.summary.Status)
+		o.Ending, o.Status = EndFinished, Status(r.summary.Status)
 	case r.lines == 0:
-		o.Kind, o.Status = KindPreflightBlocked, StatusError
+		o.Ending, o.Status = EndPreflightBlocked, StatusError
 	case r.onlyStart:
-		o.Kind, o.Status = KindStartFailed, StatusError
+		o.Ending, o.Status = EndStartFailed, StatusError
 	default:
-		o.Kind, o.Status = KindCutOff, StatusError
+		o.Ending, o.Status = EndCutOff, StatusError
 	}
 	return o
 }
@@ -374,17 +345,17 @@ func (r *Run) processOutcome() (Outcome, error) {
 	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		o.Signal = ws.Signal()
 	}
-	switch o.Kind {
-	case KindPreflightBlocked:
+	switch o.Ending {
+	case EndPreflightBlocked:
 		if o.ExitCode != ExitUsage {
-			o.Kind = KindCutOff
+			o.Ending = EndCutOff
 		}
-	case KindStartFailed:
+	case EndStartFailed:
 		if o.ExitCode != ExitError {
-			o.Kind = KindCutOff
+			o.Ending = EndCutOff
 		}
 	}
-	if o.Kind == KindCutOff {
+	if o.Ending == EndCutOff {
 		switch {
 		case errors.Is(r.ctx.Err(), context.DeadlineExceeded):
 			o.Status = StatusTimeout
@@ -403,12 +374,12 @@ func (r *Run) processOutcome() (Outcome, error) {
 func (r *Run) replayOutcome() Outcome {
 	o := r.baseOutcome()
 	o.Replayed = true
-	switch o.Kind {
-	case KindFinished:
+	switch o.Ending {
+	case EndFinished:
 		o.ExitCode = ExitCode(o.Status)
-	case KindPreflightBlocked:
+	case EndPreflightBlocked:
 		o.ExitCode = ExitUsage
-	case KindStartFailed:
+	case EndStartFailed:
 		o.ExitCode = ExitError
 	default:
 		o.ExitCode = -1
@@ -421,7 +392,7 @@ func (r *Run) replayOutcome() Outcome {
 // can be tested against a recording. With WithTiming the events come with
 // their original spacing (by their at), sped up by the given factor; Wait
 // stops the pacing and returns at once.
-func Open(path string, opts ...RunOption) (*Run, error) {
+func Open(path string, opts ...Option) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("stream: open replay: %w", err)

@@ -50,7 +50,7 @@ func TestStartFinished(t *testing.T) {
 	assert.Len(t, dtos, 21)
 	assert.IsType(t, RunStartedDTO{}, dtos[0])
 	assert.IsType(t, RunFinishedDTO{}, dtos[20])
-	assert.Equal(t, KindFinished, o.Kind)
+	assert.Equal(t, EndFinished, o.Ending)
 	assert.Equal(t, StatusOK, o.Status)
 	assert.Equal(t, 0, o.ExitCode)
 	assert.Nil(t, o.Signal)
@@ -64,28 +64,28 @@ func TestStartFinished(t *testing.T) {
 	assert.Equal(t, o, again, "Wait returns the same outcome")
 }
 
-func TestStartKinds(t *testing.T) {
+func TestStartEndings(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		args   []string
-		kind   Kind
+		kind   Ending
 		status Status
 		code   int
 		lines  int
 	}{
-		{"preflight blocked", []string{"-exit", "2", "-stderr", "preflight: credentials expired\n"}, KindPreflightBlocked, StatusError, 2, 0},
-		{"start failed", []string{"-replay", "testdata/run.jsonl", "-lines", "2", "-exit", "1", "-stderr", "runner: cannot start\n"}, KindStartFailed, StatusError, 1, 2},
-		{"no line, exit 1", []string{"-exit", "1"}, KindCutOff, StatusError, 1, 0},
-		{"run_started only, exit 0", []string{"-replay", "testdata/run.jsonl", "-lines", "1"}, KindCutOff, StatusError, 0, 1},
-		{"died mid-line", []string{"-replay", "testdata/run.jsonl", "-lines", "12", "-cut", "-exit", "1"}, KindCutOff, StatusError, 1, 13},
-		{"finished with an error status", []string{"-replay", "testdata/every-event.jsonl", "-exit", "1"}, KindFinished, StatusError, 1, 27},
+		{"preflight blocked", []string{"-exit", "2", "-stderr", "preflight: credentials expired\n"}, EndPreflightBlocked, StatusError, 2, 0},
+		{"start failed", []string{"-replay", "testdata/run.jsonl", "-lines", "2", "-exit", "1", "-stderr", "runner: cannot start\n"}, EndStartFailed, StatusError, 1, 2},
+		{"no line, exit 1", []string{"-exit", "1"}, EndCutOff, StatusError, 1, 0},
+		{"run_started only, exit 0", []string{"-replay", "testdata/run.jsonl", "-lines", "1"}, EndCutOff, StatusError, 0, 1},
+		{"died mid-line", []string{"-replay", "testdata/run.jsonl", "-lines", "12", "-cut", "-exit", "1"}, EndCutOff, StatusError, 1, 13},
+		{"finished with an error status", []string{"-replay", "testdata/every-event.jsonl", "-exit", "1"}, EndFinished, StatusError, 1, 27},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Start(context.Background(), fake(c.args...))
 			require.NoError(t, err)
 			o, err := r.Wait()
 			require.NoError(t, err)
-			assert.Equal(t, c.kind, o.Kind, "kind %s", o.Kind)
+			assert.Equal(t, c.kind, o.Ending, "kind %s", o.Ending)
 			assert.Equal(t, c.status, o.Status)
 			assert.Equal(t, c.code, o.ExitCode)
 			assert.Equal(t, c.lines, o.Lines)
@@ -131,14 +131,14 @@ func TestStartCancellation(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		onInt  string
-		kind   Kind
+		kind   Ending
 		status Status
 		code   int
 		signal os.Signal
 	}{
-		{"exits on SIGINT", "die", KindCutOff, StatusInterrupted, 130, nil},
-		{"finishes on SIGINT", "finish", KindFinished, StatusInterrupted, 130, nil},
-		{"ignores SIGINT: killed after the grace", "ignore", KindCutOff, StatusInterrupted, -1, syscall.SIGKILL},
+		{"exits on SIGINT", "die", EndCutOff, StatusInterrupted, 130, nil},
+		{"finishes on SIGINT", "finish", EndFinished, StatusInterrupted, 130, nil},
+		{"ignores SIGINT: killed after the grace", "ignore", EndCutOff, StatusInterrupted, -1, syscall.SIGKILL},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
@@ -167,7 +167,7 @@ func TestStartCancellation(t *testing.T) {
 			}
 			o, err := r.Wait()
 			require.NoError(t, err)
-			assert.Equal(t, c.kind, o.Kind, "kind %s", o.Kind)
+			assert.Equal(t, c.kind, o.Ending, "kind %s", o.Ending)
 			assert.Equal(t, c.status, o.Status)
 			assert.Equal(t, c.code, o.ExitCode)
 			assert.Equal(t, c.signal, o.Signal)
@@ -181,7 +181,7 @@ func TestStartCancellation(t *testing.T) {
 		require.NoError(t, err)
 		o, err := r.Wait()
 		require.NoError(t, err)
-		assert.Equal(t, KindCutOff, o.Kind)
+		assert.Equal(t, EndCutOff, o.Ending)
 		assert.Equal(t, StatusTimeout, o.Status)
 	})
 }
@@ -202,7 +202,7 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 			}()
 			select {
 			case o := <-done:
-				assert.Equal(t, KindFinished, o.Kind)
+				assert.Equal(t, EndFinished, o.Ending)
 			case <-time.After(10 * time.Second):
 				t.Fatal("Wait did not return")
 			}
@@ -220,7 +220,7 @@ func TestStartStderrTail(t *testing.T) {
 	require.NoError(t, err)
 	o, err := r.Wait()
 	require.NoError(t, err)
-	assert.Equal(t, KindFinished, o.Kind, "a child writing much stderr does not block")
+	assert.Equal(t, EndFinished, o.Ending, "a child writing much stderr does not block")
 	assert.Len(t, o.Stderr, StderrTail)
 	assert.True(t, bytes.HasSuffix(all.Bytes(), o.Stderr), "the tail is the end of stderr")
 	assert.Greater(t, all.Len(), 300000, "cmd.Stderr gets everything")
@@ -234,7 +234,7 @@ func TestStartHugeLineInALiveStream(t *testing.T) {
 	require.Len(t, dtos, 22)
 	big := dtos[10].(ToolCalledDTO)
 	assert.Len(t, big.Arguments, 10000000)
-	assert.Equal(t, KindFinished, o.Kind)
+	assert.Equal(t, EndFinished, o.Ending)
 }
 
 func TestStartErrors(t *testing.T) {
@@ -267,7 +267,7 @@ func TestOpenReplays(t *testing.T) {
 	if d := cmpDiff(want, dtos); d != "" {
 		t.Fatal(d)
 	}
-	assert.Equal(t, Outcome{Kind: KindFinished, Status: StatusOK, ExitCode: 0, Summary: o.Summary, Lines: 21, Replayed: true}, o)
+	assert.Equal(t, Outcome{Ending: EndFinished, Status: StatusOK, ExitCode: 0, Summary: o.Summary, Lines: 21, Replayed: true}, o)
 
 	t.Run("with timing", func(t *testing.T) {
 		r, err := Open("testdata/run.jsonl", WithTiming(100)) // 5.5 s of events in about 55 ms
@@ -284,7 +284,7 @@ func TestOpenReplays(t *testing.T) {
 		go func() { o, _ := r.Wait(); done <- o }()
 		select {
 		case o := <-done:
-			assert.Equal(t, KindFinished, o.Kind)
+			assert.Equal(t, EndFinished, o.Ending)
 		case <-time.After(10 * time.Second):
 			t.Fatal("Wait did not stop the pacing")
 		}
@@ -294,7 +294,7 @@ func TestOpenReplays(t *testing.T) {
 		require.NoError(t, err)
 		o, err := r.Wait()
 		require.NoError(t, err)
-		assert.Equal(t, KindCutOff, o.Kind)
+		assert.Equal(t, EndCutOff, o.Ending)
 		assert.Equal(t, -1, o.ExitCode)
 	})
 	_, err = Open("testdata/nope.jsonl")
@@ -307,7 +307,7 @@ func mustRead(t *testing.T, path string) []byte {
 	return b
 }
 
-func TestKindString(t *testing.T) {
-	assert.Equal(t, "finished preflight_blocked start_failed cut_off Kind(0)",
-		fmt.Sprint(KindFinished, " ", KindPreflightBlocked, " ", KindStartFailed, " ", KindCutOff, " ", Kind(0)))
+func TestEndingString(t *testing.T) {
+	assert.Equal(t, "finished preflight_blocked start_failed cut_off Ending(0)",
+		fmt.Sprint(EndFinished, " ", EndPreflightBlocked, " ", EndStartFailed, " ", EndCutOff, " ", Ending(0)))
 }

@@ -253,9 +253,9 @@ func TestSinkStampsZeroTimesWithItsClock(t *testing.T) {
 		`{"v":1,"type":"user_message","at":"2026-09-23T12:39:18.96Z","id":"v","text":""}`+"\n", buf.String())
 }
 
-type strangeEvent struct{}
-
-func (strangeEvent) OccurredAt() time.Time { return t0 }
+// strangeEvent satisfies Event by embedding one of the 14 structs, but is
+// not one of them.
+type strangeEvent struct{ UserMessage }
 
 func TestSinkBadInput(t *testing.T) {
 	t.Run("nil writer", func(t *testing.T) {
@@ -265,7 +265,7 @@ func TestSinkBadInput(t *testing.T) {
 	})
 	t.Run("nil and unknown events are skipped", func(t *testing.T) {
 		var nilPtr *UserMessage
-		got := write(t, []Event{nil, nilPtr, strangeEvent{}, &UserMessage{At: t0, ID: "p"}})
+		got := write(t, []Event{nil, nilPtr, strangeEvent{UserMessage{At: t0, ID: "x"}}, &UserMessage{At: t0, ID: "p"}})
 		assert.Equal(t, `{"v":1,"type":"user_message","at":"2026-09-23T12:39:18.96Z","id":"p","text":""}`+"\n", string(got))
 	})
 	t.Run("unencodable time stops the sink", func(t *testing.T) {
@@ -332,7 +332,7 @@ func TestEventToDTORoundTrip(t *testing.T) {
 
 func TestEventToDTORejectsNilAndUnknown(t *testing.T) {
 	var nilPtr *ToolCalled
-	for _, e := range []Event{nil, nilPtr, strangeEvent{}} {
+	for _, e := range []Event{nil, nilPtr, strangeEvent{UserMessage{At: t0}}} {
 		dto, ok := EventToDTO(e)
 		assert.False(t, ok)
 		assert.Nil(t, dto)

@@ -1,10 +1,10 @@
 package stream
 
 import (
-	"cmp"
-	"errors"
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -442,9 +442,11 @@ type Recomputed struct {
 	CutOff bool
 	// Lines counts the lines decoded, of known and unknown types.
 	Lines int
-	// LineErrors holds the first 1000 line errors; ErrorCount counts all.
-	LineErrors []error
-	ErrorCount int
+	// LineErrors counts the lines that could not be decoded, as
+	// Outcome.LineErrors does; FirstErrors holds the first 1000 of their
+	// *LineError values.
+	LineErrors  int
+	FirstErrors []error
 }
 
 const maxKeptErrors = 1000
@@ -464,7 +466,7 @@ func (r Recomputed) Diff() []Difference {
 // Summarize reads a stream through a [Decoder] and recomputes its summary.
 // Lines that cannot be decoded are counted and skipped; lines after
 // run_finished are not folded. The error is nil unless the reader failed.
-func Summarize(r io.Reader, opts ...DecoderOption) (Recomputed, error) {
+func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
 	var (
 		out     Recomputed
 		c       = NewStatsCollector()
@@ -477,9 +479,9 @@ func Summarize(r io.Reader, opts ...DecoderOption) (Recomputed, error) {
 			if _, ok := errors.AsType[*LineError](err); !ok {
 				return out, err
 			}
-			out.ErrorCount++
-			if len(out.LineErrors) < maxKeptErrors {
-				out.LineErrors = append(out.LineErrors, err)
+			out.LineErrors++
+			if len(out.FirstErrors) < maxKeptErrors {
+				out.FirstErrors = append(out.FirstErrors, err)
 			}
 			continue
 		}

@@ -361,7 +361,7 @@ func TestRandomRunsValidate(t *testing.T) {
 			sink.Emit(e)
 		}
 		require.NoError(t, sink.Err())
-		findings, err := Validate(bytes.NewReader(buf.Bytes()), Strict())
+		findings, err := Validate(bytes.NewReader(buf.Bytes()), WithStrict())
 		require.NoError(t, err)
 		if len(findings) > 0 {
 			t.Fatalf("run %d: %v\n%s", i, findings, buf.Bytes())

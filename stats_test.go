@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,7 @@ func TestStatsReproduceTheRunner(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r, err := Summarize(bytes.NewReader(b))
 			require.NoError(t, err)
-			require.Empty(t, r.LineErrors)
+			require.Zero(t, r.LineErrors)
 			require.NotNil(t, r.Recorded)
 			assert.False(t, r.CutOff)
 			if d := cmpDiff(r.Recorded.Stats, r.Summary.Stats); d != "" {
@@ -270,8 +271,8 @@ func TestSummarizeCutOffStream(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, r.CutOff)
 	assert.Nil(t, r.Recorded)
-	assert.Equal(t, 1, r.ErrorCount)
-	assert.ErrorIs(t, r.LineErrors[0], ErrTruncated)
+	assert.Equal(t, 1, r.LineErrors)
+	assert.ErrorIs(t, r.FirstErrors[0], ErrTruncated)
 	s := r.Summary
 	assert.Equal(t, -1, s.RunnerExitCode)
 	assert.Equal(t, string(StatusError), s.Status)
@@ -337,8 +338,8 @@ func (f faultFile) Write(p []byte) (int, error) {
 	return f.File.Write(p)
 }
 
-func (f faultFile) Chmod(m os.FileMode) error { return cmp0err(f.fs.step("chmod"), f.File.Chmod(m)) }
-func (f faultFile) Sync() error               { return cmp0err(f.fs.step("sync"), f.File.Sync()) }
+func (f faultFile) Chmod(m os.FileMode) error { return cmp.Or(f.fs.step("chmod"), f.File.Chmod(m)) }
+func (f faultFile) Sync() error               { return cmp.Or(f.fs.step("sync"), f.File.Sync()) }
 func (f faultFile) Close() error {
 	if err := f.fs.step("close"); err != nil {
 		return err
@@ -351,14 +352,7 @@ func (f *faultFS) Rename(o, n string) error {
 	}
 	return os.Rename(o, n)
 }
-func (f *faultFS) SyncDir(dir string) error { return cmp0err(f.step("syncdir"), f.osFS.SyncDir(dir)) }
-
-func cmp0err(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
-}
+func (f *faultFS) SyncDir(dir string) error { return cmp.Or(f.step("syncdir"), f.osFS.SyncDir(dir)) }
 
 func TestWriteSummaryFileIsAtomic(t *testing.T) {
 	oldSum := SummaryToDTO(Result{Status: StatusRunning, Answer: "old"})
@@ -381,8 +375,10 @@ func TestWriteSummaryFileIsAtomic(t *testing.T) {
 			require.NoError(t, rerr)
 			if step == "syncdir" {
 				assert.Equal(t, string(newBytes), string(got), "the rename happened")
+				assert.ErrorIs(t, err, ErrNotDurable)
 			} else {
 				assert.Equal(t, string(oldBytes), string(got))
+				assert.NotErrorIs(t, err, ErrNotDurable)
 			}
 			entries, _ := os.ReadDir(dir)
 			assert.Len(t, entries, 1, "no temporary file is left")

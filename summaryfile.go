@@ -14,7 +14,9 @@ import (
 // with a trailing newline, mode 0600. It writes atomically: a temporary file
 // in the same directory is written, synced and renamed over path, then the
 // directory is synced. A crash at any point leaves either the old file or the
-// new one, never a torn one; on error the temporary file is removed.
+// new one, never a torn one; on error the temporary file is removed. An
+// error that wraps [ErrNotDurable] means the new file is in place and only
+// the directory sync failed.
 func WriteSummaryFile(path string, s SummaryDTO) error {
 	return writeSummaryFile(osFS{}, path, s)
 }
@@ -102,13 +104,15 @@ func writeSummaryFile(fsys fileSystem, path string, s SummaryDTO) (err error) {
 	}
 	if err := fsys.SyncDir(dir); err != nil {
 		// The new file is in place; only its durability is in doubt.
-		return fail("sync directory", errors.Join(err, errRenamed))
+		return fail("sync directory", errors.Join(err, ErrNotDurable))
 	}
 	return nil
 }
 
-// errRenamed tells that a failed WriteSummaryFile did replace the file.
-var errRenamed = errors.New("the new summary is in place but may not be durable")
+// ErrNotDurable is wrapped by the error of a [WriteSummaryFile] that did
+// replace the file but could not sync its directory: readers see the new
+// summary, but a crash may still bring the old one back.
+var ErrNotDurable = errors.New("the new summary is in place but may not be durable")
 
 // ReadSummaryFile reads a summary.json. A missing, empty, truncated or
 // non-JSON file, a field of the wrong type and a v other than SchemaVersion

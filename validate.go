@@ -32,36 +32,11 @@ const (
 	RuleEnded    = "ended"        // a stream without run_finished ended as the contract allows
 )
 
-const (
-	noExitCode  = -1 << 31 // WithExitCode was not given
-	maxFindings = 10000    // Validate keeps this many findings
-)
-
-// ValidateOption configures [Validate].
-type ValidateOption func(*validator)
-
-// WithExitCode tells Validate the exit code of the process that wrote the
-// stream, so that it can accept the endings the contract allows without
-// run_finished: no line and exit 2 (preflight blocked), or only run_started
-// and preflight warnings and exit 1 (the runner could not start).
-func WithExitCode(code int) ValidateOption { return func(v *validator) { v.exitCode = code } }
-
-// WithDecoderOptions passes options to the Decoder that Validate reads with.
-func WithDecoderOptions(opts ...DecoderOption) ValidateOption {
-	return func(v *validator) { v.decOpts = append(v.decOpts, opts...) }
-}
-
-// Strict makes Validate require every field that the current writer always
-// writes (every field not marked ? in the wire table), not only the fields
-// a line cannot be read without. Streams written before a field was added
-// to v1 fail strict mode but are valid v1 streams; a writer's own tests
-// use it.
-func Strict() ValidateOption { return func(v *validator) { v.strict = true } }
+// maxFindings is how many findings Validate keeps.
+const maxFindings = 10000
 
 type validator struct {
-	exitCode int
-	strict   bool
-	decOpts  []DecoderOption
+	options
 	findings []Finding
 }
 
@@ -81,13 +56,12 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // identity fields (call_id of the tool events, op_id of tool_started, turn
 // of turn_started, summary of run_finished, status of a summary); a missing
 // field reads as its zero value, and a present one must have its JSON type.
-// [Strict] requires every field the current writer always writes.
-func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
-	v := &validator{exitCode: noExitCode}
-	for _, o := range opts {
-		o(v)
-	}
-	dec := NewDecoder(r, v.decOpts...)
+// [WithStrict] requires every field the current writer always writes. Of
+// the options, Validate reads [WithExitCode], [WithStrict] and
+// [WithMaxLineSize].
+func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
+	v := &validator{options: newOptions(opts)}
+	dec := NewDecoder(r, opts...)
 	var (
 		lines      int
 		types      []string   // types of the first lines, for the ended rule
@@ -252,4 +226,3 @@ func missing(obj map[string]json.RawMessage, c *structCodec, prefix string, stri
 	}
 	return out
 }
-

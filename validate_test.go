@@ -114,7 +114,7 @@ func TestInvalidFixtures(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	t.Run("valid streams give nothing", func(t *testing.T) {
-		fs, err := Validate(bytes.NewReader(write(t, realisticRun())), Strict())
+		fs, err := Validate(bytes.NewReader(write(t, realisticRun())), WithStrict())
 		require.NoError(t, err)
 		assert.Empty(t, fs)
 		for name, b := range conformance(t) {
@@ -134,18 +134,18 @@ func TestValidate(t *testing.T) {
 	})
 	for name, c := range invalidStreams(t) {
 		t.Run(name, func(t *testing.T) {
-			var opts []ValidateOption
+			var opts []Option
 			if c.strict {
 				fs, err := Validate(bytes.NewReader(c.stream))
 				require.NoError(t, err)
 				assert.Empty(t, fs, "valid in the default, compatible mode")
-				opts = append(opts, Strict())
+				opts = append(opts, WithStrict())
 			}
 			fs, err := Validate(bytes.NewReader(c.stream), opts...)
 			require.NoError(t, err)
 			assert.Equal(t, fmt.Sprint(c.want), fmt.Sprint(fs))
 			if !c.strict {
-				fs, err := Validate(bytes.NewReader(c.stream), Strict())
+				fs, err := Validate(bytes.NewReader(c.stream), WithStrict())
 				require.NoError(t, err)
 				assert.Equal(t, fmt.Sprint(c.want), fmt.Sprint(fs), "strict mode finds the same")
 			}
@@ -172,9 +172,9 @@ func TestValidateFixturesOnDisk(t *testing.T) {
 	for _, p := range paths {
 		f, err := os.Open(p)
 		require.NoError(t, err)
-		var opts []ValidateOption
+		var opts []Option
 		if filepath.Base(filepath.Dir(p)) == "invalid-strict" {
-			opts = append(opts, Strict())
+			opts = append(opts, WithStrict())
 		}
 		fs, err := Validate(f, opts...)
 		f.Close()

@@ -19,12 +19,12 @@ func cmdValidate(e env, args []string) error {
 	if fs.NArg() == 0 {
 		return usageError(e, fs, "want at least one FILE or -")
 	}
-	var opts []stream.ValidateOption
+	var opts []stream.Option
 	if *exitCode >= 0 {
 		opts = append(opts, stream.WithExitCode(*exitCode))
 	}
 	if *strict {
-		opts = append(opts, stream.Strict())
+		opts = append(opts, stream.WithStrict())
 	}
 	found, failed := false, false
 	enc := json.NewEncoder(e.stdout)
@@ -78,11 +78,11 @@ func cmdStats(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, le := range r.LineErrors {
+	for _, le := range r.FirstErrors {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(le.Error(), false))
 	}
-	if r.ErrorCount > len(r.LineErrors) {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d more line errors\n", sanitize(name, false), r.ErrorCount-len(r.LineErrors))
+	if r.LineErrors > len(r.FirstErrors) {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d more line errors\n", sanitize(name, false), r.LineErrors-len(r.FirstErrors))
 	}
 	if *check {
 		if r.Recorded == nil {

@@ -32,7 +32,7 @@ func cmdRun(e env, args []string) error {
 	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
 	cmd.Stdin = e.stdin
 	cmd.Stderr = e.stderr
-	opts := []stream.RunOption{stream.WithGrace(*grace)}
+	opts := []stream.Option{stream.WithGrace(*grace)}
 	if *asJSON {
 		opts = append(opts, stream.WithStdoutCopy(e.stdout))
 	}
@@ -61,7 +61,7 @@ func cmdRun(e env, args []string) error {
 	if o.LineErrors > 0 {
 		errs = fmt.Sprintf(", %d bad", o.LineErrors)
 	}
-	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, %s, %d lines%s\n", sanitize(fs.Arg(0), false), o.Kind, o.Status, how, o.Lines, errs)
+	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, %s, %d lines%s\n", sanitize(fs.Arg(0), false), o.Ending, o.Status, how, o.Lines, errs)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "uagent-stream: %v\n", err)
 		if code == 0 {
