@@ -516,3 +516,28 @@ func parseAt(b []byte) (time.Time, bool) {
 	}
 	return t.UTC(), true
 }
+
+// UnknownDTO is a line whose type this package does not know. The [Decoder]
+// returns it instead of an error, so that additive changes to the contract
+// do not break readers. Raw is the whole line without its line ending; it is
+// owned by the UnknownDTO.
+type UnknownDTO struct {
+	V    int
+	Type string
+	At   time.Time
+	Raw  []byte
+}
+
+// Sentinel causes of a [LineError] that the Decoder finds (the parser's are
+// ErrSyntax, ErrFieldType and ErrBadTime). Test for them with errors.Is.
+var (
+	// ErrMissingField: a field every line must have (v, type, at) is absent.
+	ErrMissingField = errors.New("missing field")
+	// ErrUnsupportedVersion: the line's v is not SchemaVersion.
+	ErrUnsupportedVersion = errors.New("unsupported version")
+	// ErrLineTooLong: the line is longer than the Decoder's limit.
+	ErrLineTooLong = errors.New("line too long")
+	// ErrTruncated: the stream ends in the middle of a line, as a killed
+	// writer leaves it.
+	ErrTruncated = errors.New("truncated line")
+)

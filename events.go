@@ -203,17 +203,17 @@ func (e RunnerError) OccurredAt() time.Time { return e.At }
 // OccurredAt returns e.At.
 func (e RunFinished) OccurredAt() time.Time { return e.At }
 
-func (RunStarted) event() {}
+func (RunStarted) event()       {}
 func (PreflightWarning) event() {}
-func (UserMessage) event() {}
+func (UserMessage) event()      {}
 func (DeveloperMessage) event() {}
-func (ControlInput) event() {}
-func (TurnStarted) event() {}
-func (ModelResponded) event() {}
-func (ToolCalled) event() {}
-func (ToolStarted) event() {}
-func (ToolFinished) event() {}
+func (ControlInput) event()     {}
+func (TurnStarted) event()      {}
+func (ModelResponded) event()   {}
+func (ToolCalled) event()       {}
+func (ToolStarted) event()      {}
+func (ToolFinished) event()     {}
 func (AssistantMessage) event() {}
 func (ReasoningSummary) event() {}
-func (RunnerError) event() {}
-func (RunFinished) event() {}
+func (RunnerError) event()      {}
+func (RunFinished) event()      {}

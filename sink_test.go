@@ -12,17 +12,10 @@ import (
 	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestGoldenFixtures(t *testing.T) {
-	golden(t, "every-event.jsonl", write(t, everyEvent()))
-	golden(t, "finished-empty.jsonl", write(t, []Event{RunFinished{At: t0, Result: Result{Status: StatusOK}}}))
-	golden(t, "run.jsonl", write(t, realisticRun()))
-}
 
 // stdlibLine is what the reference runner writes for e: EventToDTO, then
 // encoding/json's Encoder with SetEscapeHTML(false).
@@ -315,53 +308,6 @@ func truncated(e Event) Event {
 		return RunFinished{At: e.At.UTC(), Result: r}
 	}
 	return e
-}
-
-func TestEventToDTORoundTrip(t *testing.T) {
-	for _, e := range append(everyEvent(), realisticRun()...) {
-		dto, ok := EventToDTO(e)
-		require.True(t, ok)
-		back, ok := DTOToEvent(dto)
-		require.True(t, ok)
-		if diff := cmpDiff(truncated(e), back); diff != "" {
-			t.Errorf("%T (-want +got):\n%s", e, diff)
-		}
-		assert.Equal(t, TypeOf(dto), kindByEvent[reflectTypeOf(e)].typ)
-	}
-}
-
-func TestEventToDTORejectsNilAndUnknown(t *testing.T) {
-	var nilPtr *ToolCalled
-	for _, e := range []Event{nil, nilPtr, strangeEvent{UserMessage{At: t0}}} {
-		dto, ok := EventToDTO(e)
-		assert.False(t, ok)
-		assert.Nil(t, dto)
-	}
-	dto, ok := EventToDTO(&ToolCalled{At: t0, Name: "Bash"})
-	require.True(t, ok)
-	assert.Equal(t, "Bash", dto.(ToolCalledDTO).Name)
-	_, ok = DTOToEvent(UnknownDTO{Type: "x"})
-	assert.False(t, ok)
-	_, ok = DTOToEvent(nil)
-	assert.False(t, ok)
-}
-
-func TestEventTableIsComplete(t *testing.T) {
-	assert.Equal(t, []string{"run_started", "preflight_warning", "user_message", "developer_message", "control_input",
-		"turn_started", "model_responded", "tool_called", "tool_started", "tool_finished", "assistant_message",
-		"reasoning", "runner_error", "run_finished"}, EventTypes())
-	for _, k := range kinds {
-		assert.Equal(t, []string{"v", "type", "at"}, []string{k.codec.fields[0].name, k.codec.fields[1].name, k.codec.fields[2].name}, k.typ)
-	}
-}
-
-func TestAppendStringIsValidUTF8(t *testing.T) {
-	for _, s := range hostile {
-		b := appendString(nil, s)
-		assert.True(t, utf8.Valid(b))
-		var back string
-		require.NoError(t, json.Unmarshal(b, &back))
-	}
 }
 
 // benchEvents is a realistic mix: the events of a run with a few large

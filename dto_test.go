@@ -1,0 +1,37 @@
+package stream
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEventToDTORoundTrip(t *testing.T) {
+	for _, e := range append(everyEvent(), realisticRun()...) {
+		dto, ok := EventToDTO(e)
+		require.True(t, ok)
+		back, ok := DTOToEvent(dto)
+		require.True(t, ok)
+		if diff := cmpDiff(truncated(e), back); diff != "" {
+			t.Errorf("%T (-want +got):\n%s", e, diff)
+		}
+		assert.Equal(t, TypeOf(dto), kindByEvent[reflectTypeOf(e)].typ)
+	}
+}
+
+func TestEventToDTORejectsNilAndUnknown(t *testing.T) {
+	var nilPtr *ToolCalled
+	for _, e := range []Event{nil, nilPtr, strangeEvent{UserMessage{At: t0}}} {
+		dto, ok := EventToDTO(e)
+		assert.False(t, ok)
+		assert.Nil(t, dto)
+	}
+	dto, ok := EventToDTO(&ToolCalled{At: t0, Name: "Bash"})
+	require.True(t, ok)
+	assert.Equal(t, "Bash", dto.(ToolCalledDTO).Name)
+	_, ok = DTOToEvent(UnknownDTO{Type: "x"})
+	assert.False(t, ok)
+	_, ok = DTOToEvent(nil)
+	assert.False(t, ok)
+}

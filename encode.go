@@ -1,0 +1,187 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// appendObject appends v, a struct of c's type, as encoding/json would.
+func (c *structCodec) appendObject(b []byte, v reflect.Value) ([]byte, error) {
+	b = append(b, '{')
+	first := true
+	for i := range c.fields {
+		f := &c.fields[i]
+		fv := fieldOf(v, f.index)
+		if f.omitEmpty && isEmpty(f.kind, fv) {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(b, f.key...)
+		var err error
+		switch f.kind {
+		case kindString:
+			b = appendString(b, fv.String())
+		case kindInt:
+			b = strconv.AppendInt(b, fv.Int(), 10)
+		case kindBool:
+			b = strconv.AppendBool(b, fv.Bool())
+		case kindTime:
+			b, err = appendTime(b, timeOf(fv))
+		case kindStruct:
+			b, err = f.sub.appendObject(b, fv)
+		case kindMapInt:
+			b = appendMapInt(b, fv.Interface().(map[string]int))
+		case kindStrings:
+			b = appendStrings(b, fv.Interface().([]string))
+		}
+		if err != nil {
+			return b, fmt.Errorf("field %q: %w", f.name, err)
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// timeOf returns the time.Time in v without boxing it when v is addressable.
+func timeOf(v reflect.Value) time.Time {
+	if v.CanAddr() {
+		return *v.Addr().Interface().(*time.Time)
+	}
+	return v.Interface().(time.Time)
+}
+
+func isEmpty(k fieldKind, v reflect.Value) bool {
+	switch k {
+	case kindString:
+		return v.Len() == 0
+	case kindInt:
+		return v.Int() == 0
+	case kindBool:
+		return !v.Bool()
+	case kindMapInt, kindStrings:
+		return v.Len() == 0
+	}
+	return false
+}
+
+// errTimeRange is what encoding/json refuses: a time RFC 3339 cannot hold.
+var errTimeRange = errors.New("time outside RFC 3339: year must be in [0,9999] and zone hour in [0,23]")
+
+func appendTime(b []byte, t time.Time) ([]byte, error) {
+	n := len(b)
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	s := b[n+1:]
+	if len(s) < 5 || s[4] != '-' {
+		return b[:n], errTimeRange
+	}
+	if s[len(s)-1] != 'Z' { // as time.Time.MarshalJSON checks the zone
+		c := s[len(s)-len("Z07:00")]
+		if ('0' <= c && c <= '9') || (s[len(s)-5]-'0')*10+(s[len(s)-4]-'0') >= 24 {
+			return b[:n], errTimeRange
+		}
+	}
+	return append(b, '"'), nil
+}
+
+func appendMapInt(b []byte, m map[string]int) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(m)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(m[k]), 10)
+	}
+	return append(b, '}')
+}
+
+func appendStrings(b []byte, s []string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, x := range s {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, x)
+	}
+	return append(b, ']')
+}
+
+// safeASCII marks the bytes that a JSON string holds as they are: printable
+// ASCII other than the quote and the backslash.
+var safeASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string exactly as encoding/json does with
+// HTML escaping off: invalid UTF-8 becomes \ufffd, U+2028 and U+2029 are
+// escaped, and so are the C0 controls.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safeASCII[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

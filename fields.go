@@ -1,0 +1,114 @@
+package stream
+
+// The field table: what reflection finds once per DTO type in its json and
+// stream tags. The encoder (encode.go), the parser (parse.go), Validate and
+// the schema generator all read it, so the DTO structs are the one place a
+// field is declared.
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+type fieldKind uint8
+
+const (
+	kindString fieldKind = iota
+	kindInt
+	kindBool
+	kindTime
+	kindStruct
+	kindMapInt
+	kindStrings
+)
+
+var kindNames = [...]string{
+	kindString:  "string",
+	kindInt:     "integer",
+	kindBool:    "boolean",
+	kindTime:    "string",
+	kindStruct:  "object",
+	kindMapInt:  "object",
+	kindStrings: "array",
+}
+
+type field struct {
+	name      string // JSON name
+	key       string // `"name":`, as written
+	index     []int  // reflect index path
+	kind      fieldKind
+	omitEmpty bool
+	identity  bool         // tagged stream:"id": required even in compatible mode
+	bits      int          // size of an integer field
+	sub       *structCodec // fields of a nested struct
+}
+
+type structCodec struct {
+	typ    reflect.Type
+	fields []field
+	byName map[string]int
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// codecFor builds the field table of a DTO struct type. It panics on a field
+// type the codec does not support: that is a programming error caught by the
+// package's own tests.
+func codecFor(t reflect.Type) *structCodec {
+	c := &structCodec{typ: t, byName: map[string]int{}}
+	c.addFields(t, nil)
+	for i, f := range c.fields {
+		c.byName[f.name] = i
+	}
+	return c
+}
+
+func (c *structCodec) addFields(t reflect.Type, prefix []int) {
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		index := append(slices.Clone(prefix), i)
+		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+			c.addFields(sf.Type, index)
+			continue
+		}
+		tag, ok := sf.Tag.Lookup("json")
+		if !ok || !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		f := field{name: name, key: `"` + name + `":`, index: index, omitEmpty: opts == "omitempty",
+			identity: sf.Tag.Get("stream") == "id"}
+		switch {
+		case sf.Type == timeType:
+			f.kind = kindTime
+		case sf.Type.Kind() == reflect.String:
+			f.kind = kindString
+		case sf.Type.Kind() == reflect.Int || sf.Type.Kind() == reflect.Int64:
+			f.kind, f.bits = kindInt, sf.Type.Bits()
+		case sf.Type.Kind() == reflect.Bool:
+			f.kind = kindBool
+		case sf.Type.Kind() == reflect.Struct:
+			f.kind, f.sub = kindStruct, codecFor(sf.Type)
+		case sf.Type == reflect.TypeFor[map[string]int]():
+			f.kind = kindMapInt
+		case sf.Type == reflect.TypeFor[[]string]():
+			f.kind = kindStrings
+		default:
+			panic("stream: unsupported DTO field " + t.String() + "." + sf.Name)
+		}
+		c.fields = append(c.fields, f)
+	}
+}
+
+// summaryCodec is the field table of summary.json.
+var summaryCodec = codecFor(reflect.TypeFor[SummaryDTO]())
+
+// fieldOf is v.FieldByIndex for the short paths of the DTOs.
+func fieldOf(v reflect.Value, index []int) reflect.Value {
+	for _, i := range index {
+		v = v.Field(i)
+	}
+	return v
+}

@@ -1,0 +1,258 @@
+// Package stream implements the uagent v1 JSONL stream contract: the line
+// format that `uagent --stream` writes, one JSON object per line, and that
+// programs outside uagent read.
+//
+// The package covers the whole life of a stream:
+//
+//   - write: domain events ([Event]) become wire DTOs ([EventToDTO]) and one
+//     line each through a [Sink];
+//   - read: a [Decoder] turns lines back into the same DTO values, surviving
+//     long lines, unknown types, bad lines and cut-off endings;
+//   - summarize: a [StatsCollector] recomputes a run's [Stats] exactly as the
+//     uagent runner does, and [Summarize] rebuilds a run's [SummaryDTO];
+//   - check: [Validate] reports every violation of the stream rules;
+//   - drive: [Start] runs `uagent --stream` and reports its [Outcome];
+//     [Open] replays a recording through the same interface.
+//
+// # Wire
+//
+// Every line is {"v":1,"type":"…","at":"…", …fields}. at is the event's time
+// in UTC, RFC 3339 with nanoseconds and trailing zeros trimmed. Writers emit
+// fields in the order of the DTO structs; readers accept any key order and
+// ignore unknown fields and unknown event types. A stream that has started
+// ends with exactly one run_finished line.
+//
+// One table lists the event types (wire name, DTO type, domain type).
+// Encoding, decoding, validation and the JSON Schema in schema/ all read it.
+package stream
+
+import (
+	"reflect"
+	"time"
+)
+
+// SchemaVersion is the stream's schema version, the v of every line. It is
+// bumped only on a breaking change: a removed or renamed field, a changed
+// type, or a changed meaning. New event types and new fields keep version 1.
+const SchemaVersion = 1
+
+// The wire names of the event types, the type field of every line.
+const (
+	TypeRunStarted       = "run_started"
+	TypePreflightWarning = "preflight_warning"
+	TypeUserMessage      = "user_message"
+	TypeDeveloperMessage = "developer_message"
+	TypeControlInput     = "control_input"
+	TypeTurnStarted      = "turn_started"
+	TypeModelResponded   = "model_responded"
+	TypeToolCalled       = "tool_called"
+	TypeToolStarted      = "tool_started"
+	TypeToolFinished     = "tool_finished"
+	TypeAssistantMessage = "assistant_message"
+	TypeReasoning        = "reasoning"
+	TypeRunnerError      = "runner_error"
+	TypeRunFinished      = "run_finished"
+)
+
+// kind is one row of the event table: everything the package knows about
+// one event type.
+type kind struct {
+	index int          // position in kinds
+	typ   string       // wire name
+	dto   reflect.Type // DTO struct type
+	event reflect.Type // domain struct type
+	codec *structCodec // the DTO's fields, for encoding and decoding
+
+	toDTO   func(e Event, at time.Time) any
+	toEvent func(dto any) Event
+	// encode appends e's line, without the newline, as if toDTO had been
+	// encoded, but without boxing the DTO.
+	encode func(b []byte, e Event, at time.Time) ([]byte, error)
+}
+
+// dtoPtr is satisfied by pointers to the event DTOs.
+type dtoPtr[D any] interface {
+	*D
+	hdr() *header
+}
+
+// def makes a table row from the two conversions of one event type.
+func def[E Event, D any, P dtoPtr[D]](typ string, to func(E) D, from func(D) E) *kind {
+	k := &kind{
+		typ:   typ,
+		dto:   reflect.TypeFor[D](),
+		event: reflect.TypeFor[E](),
+	}
+	build := func(e Event, at time.Time) *D {
+		d := new(D)
+		*d = to(e.(E))
+		h := P(d).hdr()
+		h.V, h.Type, h.At = SchemaVersion, typ, at.UTC()
+		return d
+	}
+	k.toDTO = func(e Event, at time.Time) any { return *build(e, at) }
+	k.toEvent = func(dto any) Event { return from(dto.(D)) }
+	k.encode = func(b []byte, e Event, at time.Time) ([]byte, error) {
+		return k.codec.appendObject(b, reflect.ValueOf(build(e, at)).Elem())
+	}
+	return k
+}
+
+// kinds is the event table: the one place that lists the event types.
+var kinds = []*kind{
+	def(TypeRunStarted,
+		func(e RunStarted) RunStartedDTO {
+			return RunStartedDTO{RunID: e.RunID, SessionID: e.SessionID, Provider: e.Provider,
+				Model: e.Model, Effort: e.Effort, Workspace: e.Workspace}
+		},
+		func(d RunStartedDTO) RunStarted {
+			return RunStarted{At: d.At, RunID: d.RunID, SessionID: d.SessionID, Provider: d.Provider,
+				Model: d.Model, Effort: d.Effort, Workspace: d.Workspace}
+		}),
+	def(TypePreflightWarning,
+		func(e PreflightWarning) PreflightWarningDTO {
+			return PreflightWarningDTO{Code: e.Code, Message: e.Message}
+		},
+		func(d PreflightWarningDTO) PreflightWarning {
+			return PreflightWarning{At: d.At, Code: d.Code, Message: d.Message}
+		}),
+	def(TypeUserMessage,
+		func(e UserMessage) UserMessageDTO { return UserMessageDTO{ID: e.ID, Text: e.Text} },
+		func(d UserMessageDTO) UserMessage { return UserMessage{At: d.At, ID: d.ID, Text: d.Text} }),
+	def(TypeDeveloperMessage,
+		func(e DeveloperMessage) DeveloperMessageDTO { return DeveloperMessageDTO{ID: e.ID, Text: e.Text} },
+		func(d DeveloperMessageDTO) DeveloperMessage {
+			return DeveloperMessage{At: d.At, ID: d.ID, Text: d.Text}
+		}),
+	def(TypeControlInput,
+		func(e ControlInput) ControlInputDTO {
+			return ControlInputDTO{ID: e.ID, Mode: e.Mode, Effort: e.Effort, Reason: e.Reason}
+		},
+		func(d ControlInputDTO) ControlInput {
+			return ControlInput{At: d.At, ID: d.ID, Mode: d.Mode, Effort: d.Effort, Reason: d.Reason}
+		}),
+	def(TypeTurnStarted,
+		func(e TurnStarted) TurnStartedDTO { return TurnStartedDTO{Turn: e.Turn, TurnID: e.TurnID} },
+		func(d TurnStartedDTO) TurnStarted { return TurnStarted{At: d.At, Turn: d.Turn, TurnID: d.TurnID} }),
+	def(TypeModelResponded,
+		func(e ModelResponded) ModelRespondedDTO {
+			return ModelRespondedDTO{Turn: e.Turn, TurnID: e.TurnID, DurationMS: e.Duration.Milliseconds(),
+				Usage: tokensToDTO(e.Usage), Stop: e.Stop, Failure: e.Failure}
+		},
+		func(d ModelRespondedDTO) ModelResponded {
+			return ModelResponded{At: d.At, Turn: d.Turn, TurnID: d.TurnID, Duration: ms(d.DurationMS),
+				Usage: tokensFromDTO(d.Usage), Stop: d.Stop, Failure: d.Failure}
+		}),
+	def(TypeToolCalled,
+		func(e ToolCalled) ToolCalledDTO {
+			return ToolCalledDTO{CallID: e.CallID, Name: e.Name, Label: e.Label, Arguments: e.Arguments}
+		},
+		func(d ToolCalledDTO) ToolCalled {
+			return ToolCalled{At: d.At, CallID: d.CallID, Name: d.Name, Label: d.Label, Arguments: d.Arguments}
+		}),
+	def(TypeToolStarted,
+		func(e ToolStarted) ToolStartedDTO {
+			return ToolStartedDTO{CallID: e.CallID, OpID: e.OpID, Name: e.Name, Label: e.Label,
+				OpType: e.OpType, OutPath: e.OutPath, ErrPath: e.ErrPath}
+		},
+		func(d ToolStartedDTO) ToolStarted {
+			return ToolStarted{At: d.At, CallID: d.CallID, OpID: d.OpID, Name: d.Name, Label: d.Label,
+				OpType: d.OpType, OutPath: d.OutPath, ErrPath: d.ErrPath}
+		}),
+	def(TypeToolFinished,
+		func(e ToolFinished) ToolFinishedDTO {
+			return ToolFinishedDTO{CallID: e.CallID, OpID: e.OpID, Name: e.Name, Label: e.Label, OK: e.OK,
+				Detail: e.Detail, DurationMS: e.Duration.Milliseconds(), OpType: e.OpType,
+				OutPath: e.OutPath, ErrPath: e.ErrPath}
+		},
+		func(d ToolFinishedDTO) ToolFinished {
+			return ToolFinished{At: d.At, CallID: d.CallID, OpID: d.OpID, Name: d.Name, Label: d.Label, OK: d.OK,
+				Detail: d.Detail, Duration: ms(d.DurationMS), OpType: d.OpType,
+				OutPath: d.OutPath, ErrPath: d.ErrPath}
+		}),
+	def(TypeAssistantMessage,
+		func(e AssistantMessage) AssistantMessageDTO {
+			return AssistantMessageDTO{Turn: e.Turn, Text: e.Text, Final: e.Final}
+		},
+		func(d AssistantMessageDTO) AssistantMessage {
+			return AssistantMessage{At: d.At, Turn: d.Turn, Text: d.Text, Final: d.Final}
+		}),
+	def(TypeReasoning,
+		func(e ReasoningSummary) ReasoningDTO { return ReasoningDTO{Turn: e.Turn, Text: e.Text} },
+		func(d ReasoningDTO) ReasoningSummary { return ReasoningSummary{At: d.At, Turn: d.Turn, Text: d.Text} }),
+	def(TypeRunnerError,
+		func(e RunnerError) RunnerErrorDTO { return RunnerErrorDTO{Message: e.Message} },
+		func(d RunnerErrorDTO) RunnerError { return RunnerError{At: d.At, Message: d.Message} }),
+	def(TypeRunFinished,
+		func(e RunFinished) RunFinishedDTO { return RunFinishedDTO{Summary: SummaryToDTO(e.Result)} },
+		func(d RunFinishedDTO) RunFinished {
+			r := SummaryFromDTO(d.Summary)
+			r.Stats = statsFromDTO(d.Summary.Stats)
+			return RunFinished{At: d.At, Result: r}
+		}),
+}
+
+// Indexes over the event table, built once.
+var (
+	kindByType  = map[string]*kind{}
+	kindByEvent = map[reflect.Type]*kind{}
+	kindByDTO   = map[reflect.Type]*kind{}
+)
+
+func init() {
+	for i, k := range kinds {
+		k.index = i
+		k.codec = codecFor(k.dto)
+		kindByType[k.typ] = k
+		kindByEvent[k.event] = k
+		kindByDTO[k.dto] = k
+	}
+}
+
+// EventTypes returns the wire names of the event types this package knows,
+// in the order of the contract's table. The slice is the caller's.
+func EventTypes() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.typ
+	}
+	return out
+}
+
+// kindOf returns the table row of a domain event, accepting a struct or a
+// non-nil pointer to one.
+func kindOf(e Event) (*kind, Event) {
+	if e == nil {
+		return nil, nil
+	}
+	t := reflect.TypeOf(e)
+	if k, ok := kindByEvent[t]; ok {
+		return k, e
+	}
+	if t.Kind() == reflect.Pointer {
+		if k, ok := kindByEvent[t.Elem()]; ok {
+			v := reflect.ValueOf(e)
+			if v.IsNil() {
+				return nil, nil
+			}
+			return k, v.Elem().Interface().(Event)
+		}
+	}
+	return nil, nil
+}
+
+// TypeOf returns the wire type of a DTO value: the type its Go type stands
+// for, or the Type of an [UnknownDTO]. It returns "" for values that are not
+// DTOs.
+func TypeOf(dto any) string {
+	if u, ok := dto.(UnknownDTO); ok {
+		return u.Type
+	}
+	if dto == nil {
+		return ""
+	}
+	if k, ok := kindByDTO[reflect.TypeOf(dto)]; ok {
+		return k.typ
+	}
+	return ""
+}
