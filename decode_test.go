@@ -506,3 +506,51 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		}
 	})
 }
+
+// One option list reaches the Decoder of every reader.
+func TestOptionsReachEveryReader(t *testing.T) {
+	run := write(t, realisticRun())
+	limit := WithMaxLineSize(200) // shorter than several lines of the run
+	long := 0
+	for _, l := range lines(run) {
+		if len(l) > 200 {
+			long++
+		}
+	}
+	require.Positive(t, long)
+
+	_, errs := decodeAll(t, bytes.NewReader(run), limit)
+	assert.Len(t, errs, long, "NewDecoder")
+	for _, err := range errs {
+		assert.ErrorIs(t, err, ErrLineTooLong)
+	}
+
+	sum, err := Summarize(bytes.NewReader(run), limit)
+	require.NoError(t, err)
+	assert.Equal(t, long, sum.LineErrors, "Summarize")
+
+	findings, err := Validate(bytes.NewReader(run), limit, WithGrace(time.Second)) // options for others are ignored
+	require.NoError(t, err)
+	tooLong := 0
+	for _, f := range findings {
+		if strings.Contains(f.Message, "line too long") {
+			tooLong++
+		}
+	}
+	assert.Equal(t, long, tooLong, "Validate")
+
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(path, run, 0o644))
+	r, err := Open(path, limit)
+	require.NoError(t, err)
+	bad := 0
+	for _, err := range r.Events() {
+		if errors.Is(err, ErrLineTooLong) {
+			bad++
+		}
+	}
+	o, err := r.Wait()
+	require.NoError(t, err)
+	assert.Equal(t, long, bad, "Open")
+	assert.Equal(t, long, o.LineErrors)
+}

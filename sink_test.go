@@ -354,3 +354,30 @@ func BenchmarkSink(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
 	})
 }
+
+// The Sink keeps its first error, whichever kind comes first.
+func TestSinkKeepsTheFirstError(t *testing.T) {
+	badTime := UserMessage{At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}
+	t.Run("a write error, then an encode error", func(t *testing.T) {
+		s := NewSink(&failingWriter{limit: 0})
+		s.Emit(UserMessage{At: t0})
+		s.Emit(badTime)
+		assert.ErrorIs(t, s.Err(), errDiskFull)
+		assert.NotErrorIs(t, s.Err(), errTimeRange)
+	})
+	t.Run("an encode error, then a write error", func(t *testing.T) {
+		w := &failingWriter{limit: 0}
+		s := NewSink(w)
+		s.Emit(badTime)
+		s.Emit(UserMessage{At: t0})
+		assert.ErrorIs(t, s.Err(), errTimeRange)
+		assert.NotErrorIs(t, s.Err(), errDiskFull)
+		assert.Zero(t, w.calls, "nothing is written after the first error")
+	})
+	t.Run("two encode errors", func(t *testing.T) {
+		s := NewSink(io.Discard)
+		s.Emit(badTime)
+		s.Emit(ToolCalled{At: time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC)})
+		assert.Contains(t, s.Err().Error(), "encode user_message")
+	})
+}

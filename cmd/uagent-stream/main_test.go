@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -305,7 +307,7 @@ func TestTimelineEscapesText(t *testing.T) {
 			titles = append(titles, r.Title)
 		}
 	}
-	assert.Contains(t, titles, "<script>: ls & rm · still running · 2ms", "the label stays text")
+	assert.Contains(t, titles, "<script>: ls & rm · still running · 3ms", "the label stays text; a cut-off run ends at its last line, as in the stats")
 	assert.Contains(t, strings.Join(doc.Texts, "\n"), `run\x1b]0;pwned\x07`)
 }
 
@@ -333,6 +335,7 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 	require.NoError(t, err)
 	var lanes []int
 	var overlap []string
+	slices.SortStableFunc(tl.bars, func(a, b bar) int { return a.start.Compare(b.start) })
 	for _, b := range tl.bars {
 		switch b.kind {
 		case barTool:
@@ -401,4 +404,85 @@ func TestSchemaCommand(t *testing.T) {
 	strict, err := os.ReadFile("../../schema/strict/line.schema.json")
 	require.NoError(t, err)
 	assert.Equal(t, string(strict), stdout)
+}
+
+// manyOps writes a run with n tool operations: all open at once when
+// parallel, else one after the other.
+func manyOps(t testing.TB, n int, parallel bool) []byte {
+	var buf bytes.Buffer
+	s := stream.NewSink(&buf)
+	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	ms := func(i int) time.Time { return at.Add(time.Duration(i) * time.Millisecond) }
+	s.Emit(stream.RunStarted{At: at})
+	for i := range n {
+		id := strconv.Itoa(i)
+		if parallel {
+			s.Emit(stream.ToolStarted{At: ms(i), CallID: id, OpID: id, Name: "Bash", Label: "sleep"})
+			continue
+		}
+		s.Emit(stream.ToolStarted{At: ms(2 * i), CallID: id, OpID: id, Name: "Bash", Label: "true"})
+		s.Emit(stream.ToolFinished{At: ms(2*i + 1), CallID: id, OpID: id, Name: "Bash", Label: "true", OK: i%7 != 0, Detail: "exit 0"})
+	}
+	if parallel {
+		for i := range n {
+			id := strconv.Itoa(i)
+			s.Emit(stream.ToolFinished{At: ms(n + i), CallID: id, OpID: id, Name: "Bash", OK: true})
+		}
+	}
+	s.Emit(stream.RunFinished{At: ms(2 * n), Result: stream.Result{Status: stream.StatusOK}})
+	require.NoError(t, s.Err())
+	return buf.Bytes()
+}
+
+func TestTimelineCapsLanesAndBars(t *testing.T) {
+	const n = 20000
+	t.Run("all at once", func(t *testing.T) {
+		tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(manyOps(t, n, true))))
+		require.NoError(t, err)
+		require.Len(t, tl.lanes, 2+maxToolLanes+1)
+		assert.Equal(t, fmt.Sprintf("+%d more", n-maxToolLanes), tl.lanes[len(tl.lanes)-1])
+		svg := tl.svg()
+		assert.Less(t, len(svg), 1<<20)
+		doc := parseSVG(t, svg)
+		var more []string
+		for _, r := range doc.Rects {
+			if r.Class == "bar more" {
+				more = append(more, r.Title)
+			}
+		}
+		assert.Equal(t, []string{fmt.Sprintf("%d operations · 39.975s", n-maxToolLanes)}, more, "the overflow lane is one bar that counts")
+	})
+	t.Run("one after the other", func(t *testing.T) {
+		tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(manyOps(t, n, false))))
+		require.NoError(t, err)
+		require.Len(t, tl.lanes, 3, "back-to-back operations share one lane")
+		svg := tl.svg()
+		assert.Less(t, len(svg), 1<<20, "sub-pixel bars are merged")
+		total := 0
+		for _, b := range tl.bars {
+			if b.lane == 2 {
+				total += max(b.count, 1)
+			}
+		}
+		assert.Equal(t, n, total, "every operation is counted in some bar")
+	})
+}
+
+func TestAssignLanes(t *testing.T) {
+	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	b := func(s, e int) bar {
+		return bar{start: at.Add(time.Duration(s) * time.Millisecond), end: at.Add(time.Duration(e) * time.Millisecond)}
+	}
+	bars := []bar{b(0, 10), b(1, 5), b(2, 3), b(5, 9), b(3, 4), b(11, 12), b(4, 20)}
+	more := assignLanes(bars, 3)
+	var lanes []int
+	for _, x := range bars {
+		lanes = append(lanes, x.lane)
+	}
+	// 0:[0,10] 1:[1,5] 2:[2,3]; at 3 lane 2 is free again; at 4 lane 2
+	// frees (3–4 ended) and is taken by [4,20]; at 5 lane 1 frees; at 11
+	// lane 0 frees.
+	assert.Equal(t, []int{0, 1, 2, 1, 2, 0, 2}, lanes)
+	assert.Zero(t, more)
+	assert.Equal(t, 2, assignLanes([]bar{b(0, 9), b(1, 9), b(2, 9)}, 1), "beyond the limit, bars go to the limit lane")
 }

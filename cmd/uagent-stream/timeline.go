@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"container/heap"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -42,13 +44,19 @@ const (
 	barTool    = "tool"
 	barFailed  = "failed"
 	barRunning = "running"
+	barMore    = "more"
 )
+
+// maxToolLanes is how many tool lanes the picture draws; operations that
+// would need more go to one "+N more" lane.
+const maxToolLanes = 24
 
 type bar struct {
 	lane       int
 	kind       string
 	label      string
 	start, end time.Time
+	count      int // operations drawn as this bar, when more than one
 }
 
 type timeline struct {
@@ -60,33 +68,14 @@ type timeline struct {
 	lineErrors int
 }
 
-// buildTimeline reads a stream into bars: one lane for model turns, one for
-// the time tools ran while the model was generating, and as many tool lanes
-// as tools ran at once. Pairing follows the stats rules: a second
-// turn_started replaces the start, the first tool_started of an op wins.
+// buildTimeline reads a stream through a StatsCollector and draws what it
+// paired: one lane for model turns, one for the time tools ran while the
+// model was generating, and a lane for each tool that ran at once, up to
+// maxToolLanes. The picture and the stats come from the same fold.
 func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	tl := &timeline{lanes: []string{"model", "overlap"}}
-	type openTurn struct {
-		turn  int
-		start time.Time
-	}
-	var (
-		turn     *openTurn
-		tools    []bar
-		opIndex  = map[string]int{}
-		finished bool
-	)
-	seen := func(t time.Time) {
-		if t.IsZero() {
-			return
-		}
-		if tl.origin.IsZero() || t.Before(tl.origin) {
-			tl.origin = t
-		}
-		if t.After(tl.end) {
-			tl.end = t
-		}
-	}
+	c := stream.NewStatsCollector()
+	finished := false
 	for dto, err := range dec.All() {
 		if err != nil {
 			if _, ok := errors.AsType[*stream.LineError](err); !ok {
@@ -98,79 +87,176 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 		if finished {
 			continue
 		}
+		var at time.Time
 		switch d := dto.(type) {
 		case stream.RunStartedDTO:
 			tl.title = fmt.Sprintf("%s · %s %s", d.RunID, d.Provider, d.Model)
-			seen(d.At)
-		case stream.TurnStartedDTO:
-			seen(d.At)
-			turn = &openTurn{d.Turn, d.At}
-		case stream.ModelRespondedDTO:
-			seen(d.At)
-			if turn != nil {
-				tl.bars = append(tl.bars, bar{lane: 0, kind: barModel, label: fmt.Sprintf("turn %d", turn.turn), start: turn.start, end: d.At})
-				turn = nil
-			}
-		case stream.ToolStartedDTO:
-			seen(d.At)
-			if _, ok := opIndex[d.OpID]; !ok && d.OpID != "" {
-				opIndex[d.OpID] = len(tools)
-				tools = append(tools, bar{kind: barRunning, label: d.Name + ": " + d.Label, start: d.At})
-			}
-		case stream.ToolFinishedDTO:
-			seen(d.At)
-			if i, ok := opIndex[d.OpID]; ok && tools[i].kind == barRunning {
-				tools[i].end, tools[i].kind = d.At, barTool
-				if !d.OK {
-					tools[i].kind = barFailed
-				}
-				tools[i].label += " · " + d.Detail
-			}
 		case stream.RunFinishedDTO:
-			seen(d.At)
+			c.Close(d.At)
 			finished = true
 		case stream.UnknownDTO:
-		default:
-			if ev, ok := stream.DTOToEvent(dto); ok {
-				seen(ev.OccurredAt())
+			at = d.At
+		}
+		if e, ok := stream.DTOToEvent(dto); ok {
+			c.Add(e)
+			at = e.OccurredAt()
+		}
+		if !at.IsZero() {
+			if tl.origin.IsZero() || at.Before(tl.origin) {
+				tl.origin = at
+			}
+			if at.After(tl.end) {
+				tl.end = at
 			}
 		}
 	}
-	if turn != nil {
-		tl.bars = append(tl.bars, bar{lane: 0, kind: barModel, label: fmt.Sprintf("turn %d (unanswered)", turn.turn), start: turn.start, end: tl.end})
+	if !finished {
+		c.Close(tl.end)
 	}
-	for i := range tools {
-		if tools[i].kind == barRunning {
-			tools[i].end = tl.end
-			tools[i].label += " · still running"
+	model := c.ModelIntervals()
+	for _, iv := range model {
+		label := fmt.Sprintf("turn %d", iv.Turn)
+		if iv.Open {
+			label += " (unanswered)"
 		}
+		tl.bars = append(tl.bars, bar{lane: 0, kind: barModel, label: label, start: iv.Start, end: iv.End})
 	}
-	// Parallel tools go on separate lanes: each tool takes the first lane
-	// free at its start.
-	slices.SortStableFunc(tools, func(a, b bar) int { return a.start.Compare(b.start) })
-	var laneEnds []time.Time
-	for i := range tools {
-		lane := slices.IndexFunc(laneEnds, func(end time.Time) bool { return !end.After(tools[i].start) })
-		if lane < 0 {
-			lane = len(laneEnds)
-			laneEnds = append(laneEnds, time.Time{})
-			tl.lanes = append(tl.lanes, fmt.Sprintf("tools %d", lane+1))
+	tools := c.ToolIntervals()
+	var toolBars []bar
+	for _, iv := range tools {
+		b := bar{kind: barTool, label: iv.Name + ": " + iv.Label + " · " + iv.Detail, start: iv.Start, end: iv.End}
+		switch {
+		case iv.Open:
+			b.kind, b.label = barRunning, iv.Name+": "+iv.Label+" · still running"
+		case !iv.OK:
+			b.kind = barFailed
 		}
-		laneEnds[lane] = tools[i].end
-		tools[i].lane = lane + 2
+		toolBars = append(toolBars, b)
 	}
-	tl.bars = append(tl.bars, overlapBars(tl.bars, tools)...)
-	tl.bars = append(tl.bars, tools...)
+	more := assignLanes(toolBars, maxToolLanes)
+	used := 0
+	for _, b := range toolBars {
+		used = max(used, b.lane+1)
+	}
+	for i := range min(used, maxToolLanes) {
+		tl.lanes = append(tl.lanes, fmt.Sprintf("tools %d", i+1))
+	}
+	if more > 0 {
+		tl.lanes = append(tl.lanes, fmt.Sprintf("+%d more", more))
+	}
+	for i := range toolBars {
+		toolBars[i].lane += 2
+	}
+	tl.bars = append(tl.bars, overlapBars(model, tools)...)
+	tl.bars = append(tl.bars, toolBars...)
+	tl.bars = tl.coalesce(tl.bars)
 	return tl, nil
 }
 
-// overlapBars are the times tools ran while the model was generating,
-// computed as the stats compute tool_model_overlap_ms.
-func overlapBars(model, tools []bar) []bar {
-	spans := func(bs []bar) []span.Span {
-		out := make([]span.Span, len(bs))
-		for i, b := range bs {
-			out[i] = span.Span{Start: b.start, End: b.end}
+// assignLanes gives each bar, in start order, the lowest lane free at its
+// start (a lane is free once its last bar has ended), in O(n log n). Bars
+// that would need a lane beyond limit all go to lane limit; it returns how
+// many did.
+func assignLanes(bars []bar, limit int) int {
+	order := make([]int, len(bars))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return bars[a].start.Compare(bars[b].start) })
+	var free intHeap  // lanes free now
+	var busy laneHeap // lanes in use, by end
+	lanes, more := 0, 0
+	for _, i := range order {
+		for busy.Len() > 0 && !busy[0].end.After(bars[i].start) {
+			heap.Push(&free, heap.Pop(&busy).(laneEnd).lane)
+		}
+		lane := lanes
+		if free.Len() > 0 {
+			lane = heap.Pop(&free).(int)
+		} else if lanes < limit {
+			lanes++
+		}
+		if lane >= limit {
+			bars[i].lane = limit
+			more++
+			continue
+		}
+		bars[i].lane = lane
+		heap.Push(&busy, laneEnd{end: bars[i].end, lane: lane})
+	}
+	return more
+}
+
+type laneEnd struct {
+	end  time.Time
+	lane int
+}
+
+type laneHeap []laneEnd
+
+func (h laneHeap) Len() int           { return len(h) }
+func (h laneHeap) Less(i, j int) bool { return h[i].end.Before(h[j].end) }
+func (h laneHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *laneHeap) Push(x any)        { *h = append(*h, x.(laneEnd)) }
+func (h *laneHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
+
+type intHeap []int
+
+func (h intHeap) Len() int           { return len(h) }
+func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *intHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
+
+// coalesce merges, lane by lane, the bars that would touch within a pixel
+// into one bar that counts them, so that the picture stays readable and
+// small whatever the number of operations: a lane holds at most about one
+// bar per pixel of its width. Bars of the "+N more" lane are always merged.
+func (tl *timeline) coalesce(bars []bar) []bar {
+	slices.SortStableFunc(bars, func(a, b bar) int {
+		return cmp.Or(cmp.Compare(a.lane, b.lane), a.start.Compare(b.start))
+	})
+	moreLane := -1
+	if n := len(tl.lanes); n > 0 && strings.HasPrefix(tl.lanes[n-1], "+") {
+		moreLane = n - 1
+	}
+	var out []bar
+	for _, b := range bars {
+		if b.lane == moreLane {
+			b.kind = barMore
+		}
+		if n := len(out); n > 0 && out[n-1].lane == b.lane && (b.lane == moreLane || tl.x(b.start)-tl.x(out[n-1].end) < 1) &&
+			(b.lane == moreLane || tl.x(b.end)-tl.x(b.start) < 1 || tl.x(out[n-1].end)-tl.x(out[n-1].start) < 1) {
+			last := &out[n-1]
+			last.count = max(last.count, 1) + 1
+			if b.end.After(last.end) {
+				last.end = b.end
+			}
+			if last.kind != b.kind {
+				last.kind = barMore
+			}
+			continue
+		}
+		out = append(out, b)
+	}
+	for i := range out {
+		if out[i].count > 1 {
+			out[i].label = fmt.Sprintf("%d operations", out[i].count)
+			if out[i].lane < 2 {
+				out[i].label = fmt.Sprintf("%d turns", out[i].count)
+			}
+		}
+	}
+	return out
+}
+
+// overlapBars are the times tools ran while the model was generating:
+// the intersection of the merged intervals, as tool_model_overlap_ms sums it.
+func overlapBars(model, tools []stream.Interval) []bar {
+	spans := func(ivs []stream.Interval) []span.Span {
+		out := make([]span.Span, len(ivs))
+		for i, iv := range ivs {
+			out[i] = span.Span{Start: iv.Start, End: iv.End}
 		}
 		return span.Merge(out)
 	}
@@ -192,10 +278,14 @@ const (
 	laneGap    = 6
 )
 
+// x is the horizontal position of t, clamped to the plot.
 func (tl *timeline) x(t time.Time) float64 {
 	span := tl.end.Sub(tl.origin)
-	if span <= 0 {
+	if span <= 0 || !t.After(tl.origin) {
 		return plotLeft
+	}
+	if t.After(tl.end) {
+		t = tl.end
 	}
 	return plotLeft + float64(t.Sub(tl.origin))/float64(span)*(svgWidth-plotLeft-plotRight)
 }
@@ -211,7 +301,7 @@ func (tl *timeline) svg() []byte {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="ui-monospace, monospace" font-size="12">`+"\n",
 		svgWidth, height, svgWidth, height)
 	b.WriteString(`<style>
-.model{fill:#4c78a8}.tool{fill:#54a24b}.failed{fill:#e45756}.running{fill:#eeca3b}.overlap{fill:#b279a2}
+.model{fill:#4c78a8}.more{fill:#9d9d9d}.tool{fill:#54a24b}.failed{fill:#e45756}.running{fill:#eeca3b}.overlap{fill:#b279a2}
 .lane{fill:#f4f4f4}.axis{stroke:#888}.label{fill:#222}.barlabel{fill:#fff}.tick{fill:#555;font-size:10px}
 </style>` + "\n")
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", svgWidth, height)
@@ -235,6 +325,7 @@ func (tl *timeline) svg() []byte {
 	}
 	for _, br := range tl.bars {
 		x0, x1 := tl.x(br.start), tl.x(br.end)
+		x0, x1 = min(x0, x1), max(x0, x1) // a reversed interval is drawn where it lies
 		w := math.Max(x1-x0, 1)
 		dur := br.end.Sub(br.start).Round(time.Millisecond)
 		fmt.Fprintf(&b, `<rect class="bar %s" x="%.1f" y="%d" width="%.1f" height="%d"><title>%s · %s</title></rect>`+"\n",
