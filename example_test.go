@@ -104,6 +104,23 @@ func ExampleStatsCollector() {
 	// Output: 3s 2s 1s 2 map[Bash:2]
 }
 
+// A front-end draws a run from the intervals the collector paired: the
+// same fold its stats come from.
+func ExampleStatsCollector_ToolIntervals() {
+	t := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	var c stream.StatsCollector // the zero value is ready
+	c.Add(stream.ToolStarted{At: t, CallID: "a", OpID: "1", Name: "Bash", Label: "ls"})
+	c.Add(stream.ToolStarted{At: t.Add(time.Second), CallID: "b", OpID: "2", Name: "Bash", Label: "make"})
+	c.Add(stream.ToolFinished{At: t.Add(2 * time.Second), CallID: "a", OpID: "1", OK: false, Detail: "exit 2"})
+	c.Close(t.Add(5 * time.Second))
+	for _, iv := range c.ToolIntervals() {
+		fmt.Println(iv.Label, iv.End.Sub(iv.Start), "open:", iv.Open, "ok:", iv.OK, iv.Detail)
+	}
+	// Output:
+	// ls 2s open: false ok: false exit 2
+	// make 4s open: true ok: false
+}
+
 func ExampleValidate() {
 	f, err := os.Open("testdata/invalid/tool-op.jsonl")
 	if err != nil {

@@ -24,6 +24,26 @@
 //
 // One table lists the event types (wire name, DTO type, domain type).
 // Encoding, decoding, validation and the JSON Schema in schema/ all read it.
+//
+// # Options
+//
+// Everything that reads or drives a stream ([NewDecoder], [Summarize],
+// [Validate], [Start], [Open]) takes the same [Option] list; each reads the
+// options that apply to it and ignores the rest.
+//
+// # Concurrency
+//
+// A [Sink] is safe for concurrent use. A [Decoder] and a [StatsCollector]
+// are not: each belongs to one goroutine. A [Run]'s events and its Wait and
+// Close may be used from different goroutines, as its doc comment says.
+// Everything else is a value or a function without shared state.
+//
+// # Errors
+//
+// Errors are prefixed "stream: " and say where: a line that cannot be read
+// is a [*LineError] with its line, byte offset, type and field, and a cause
+// that errors.Is matches against ErrSyntax, ErrFieldType, ErrMissingField,
+// ErrBadTime, ErrUnsupportedVersion, ErrLineTooLong or ErrTruncated.
 package stream
 
 import (
