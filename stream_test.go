@@ -66,9 +66,15 @@ func readmeWire(t *testing.T) (lines map[string][]wireField, summary, stats []wi
 	b, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	readme := string(b)
+	start := strings.Index(readme, "\n## The contract\n")
+	require.GreaterOrEqual(t, start, 0, "README has a section The contract")
+	readme = readme[start+1:]
+	if end := strings.Index(readme, "\n## "); end >= 0 {
+		readme = readme[:end+1]
+	}
 	lines = map[string][]wireField{}
 	for _, row := range regexp.MustCompile(`(?m)^\| (\w+) \| (.+) \|$`).FindAllStringSubmatch(readme, -1) {
-		if row[1] == "type" {
+		if row[1] == "type" { // the header
 			continue
 		}
 		fields := row[2]
