@@ -1,10 +1,8 @@
 package stream_test
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -140,32 +138,6 @@ func ExampleValidate() {
 	// 15: tool_finished for op_id "op-nope", which no tool_started began (tool-op)
 	// 21: stats.tool_busy_ms is 117, recomputed 2798 (stats)
 	// 21: stats.tool_model_overlap_ms is 0, recomputed 2669 (stats)
-}
-
-func ExampleStart() {
-	// Any command that writes a stream to stdout; here, a recording.
-	run, err := stream.Start(context.Background(), exec.Command("cat", "testdata/run.jsonl"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	tools := 0
-	for dto, err := range run.Events() {
-		if err != nil {
-			fmt.Println(err)
-			continue
-		}
-		if _, ok := dto.(stream.ToolCalledDTO); ok {
-			tools++
-		}
-	}
-	out, err := run.Wait()
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(tools, "tool calls;", out.Ending, out.Status, "exit", out.ExitCode, "lines", out.Lines)
-	// Output: 3 tool calls; finished ok exit 0 lines 21
 }
 
 func ExampleOpen() {

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"flag"
+	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -145,4 +146,10 @@ func reflectTypeOf(e Event) reflect.Type { return reflect.TypeOf(e) }
 // cmpDiff is cmp.Diff that looks into the DTOs' embedded header.
 func cmpDiff(want, got any) string {
 	return cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true }))
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
 }

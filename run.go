@@ -9,7 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,14 +55,16 @@ type Outcome struct {
 	Ending Ending
 	// Status is the status the contract implies: the summary's for
 	// EndFinished; for a cut-off run, timeout when the context's deadline
-	// passed, interrupted when the context was cancelled or the process was
-	// interrupted (SIGINT, SIGTERM, SIGHUP), error otherwise;
-	// error for EndPreflightBlocked and EndStartFailed.
+	// passed, interrupted when the context was cancelled, the Run was
+	// closed, or a signal that asks a process to stop (SIGINT, SIGTERM,
+	// SIGHUP) killed it, error otherwise; error for EndPreflightBlocked and
+	// EndStartFailed.
 	Status Status
 	// ExitCode is the process's exit code, -1 when a signal killed it. For a
 	// replay (see Open) it is the exit code the contract gives the ending.
 	ExitCode int
-	// Signal is the signal that killed the process, or nil.
+	// Signal is the signal that killed the process, or nil (always nil on
+	// Windows and for a replay).
 	Signal os.Signal
 	// Summary is the run_finished summary, when one arrived.
 	Summary *SummaryDTO
@@ -78,16 +80,25 @@ type Outcome struct {
 // Run is a uagent stream being read: a process started by [Start], or a
 // recording replayed by [Open].
 //
-// Receive its events by ranging over [Run.Events]; then call [Run.Wait] for
-// the outcome. Wait may be called without ranging: the events not received
-// are read and discarded, so the process never blocks on its stdout. Events
-// and Wait may be called from different goroutines.
+// Lifecycle: range over [Run.Events] to receive the events as they arrive,
+// then call [Run.Wait] for the outcome; or call [Run.Close] to stop early.
+// One of Wait or Close must be called: until then the Run holds goroutines,
+// the process's pipes or the replayed file. After either returns, nothing
+// of the Run remains running or open.
+//
+// Events may be ranged over from one goroutine while Wait or Close is
+// called from another. Breaking out of the range blocks nothing: the events
+// not received are read and discarded when Wait or Close is called, so the
+// process never blocks on its stdout. Wait and Close may be called more
+// than once and concurrently; all calls return the same result.
 type Run struct {
-	cfg   options
-	opts  []Option // for the Decoder
-	items chan runItem
-	drain chan struct{} // closed by Wait: stop delivering events
-	done  chan struct{} // closed when the stream has been read to its end
+	cfg    options
+	opts   []Option // for the Decoder
+	items  chan runItem
+	drain  chan struct{} // closed by Wait and Close: stop delivering events
+	done   chan struct{} // closed when the stream has been read to its end
+	stop   atomic.Bool   // Close of a replay: stop reading
+	closed atomic.Bool   // the pipes were closed by force: a read error is the end
 
 	// Set by the reading goroutine before done is closed.
 	summary           *SummaryDTO
@@ -97,11 +108,14 @@ type Run struct {
 
 	// Set for a process.
 	ctx    context.Context
+	cancel context.CancelFunc
 	cmd    *exec.Cmd
+	proc   procGroup     // the platform's hold on the process tree
 	exited chan struct{} // closed when the process has exited
 	waited error         // cmd.Wait's error
 	stderr *tailBuffer
 	errEOF chan struct{} // closed when stderr is drained
+	exit   chan struct{} // closed when the watcher has returned
 
 	waitOnce sync.Once
 	outcome  Outcome
@@ -116,12 +130,31 @@ type runItem struct {
 // Start starts cmd, a command that writes a uagent stream to its stdout
 // (such as `uagent --stream …`), in a process group of its own. cmd.Stdout
 // must be nil: Start reads it. Stderr is always drained; its last 64 KiB go
-// to the Outcome, and to cmd.Stderr too when that is set.
+// to the Outcome, and to cmd.Stderr too when that is set. Fields of
+// cmd.SysProcAttr that the caller set are kept.
 //
-// When ctx ends, Start sends SIGINT to the process group, waits the grace
-// period (see WithGrace), then sends SIGKILL to the group, so that no child
-// or grandchild survives. A grandchild that keeps stdout or stderr open
-// after the process exits is killed after the grace period too.
+// When ctx ends or [Run.Close] is called, Start interrupts the process
+// tree, waits the grace period (see [WithGrace]), then kills what is left
+// of it. Descendants that keep stdout or stderr open after the process has
+// exited get the grace period too, then are killed and the pipes closed.
+// What each platform guarantees:
+//
+//   - Unix: the process and its descendants are one process group: the
+//     interrupt is SIGINT to the group, the kill SIGKILL to the group. A
+//     descendant that leaves the group (setsid, setpgid) is out of reach;
+//     the command uagent-stream reaps and kills those too, as a subreaper
+//     on Linux, which a library cannot do behind its host's back.
+//   - Windows: the process starts in a new process group and is assigned
+//     to a job object that kills every member when closed: the interrupt
+//     is CTRL_BREAK_EVENT to the group (for a console process), the kill
+//     terminates the job, descendants included. A descendant that the
+//     process starts before it is assigned to the job (a moment after
+//     start) escapes the job.
+//   - js/wasm, wasip1 and other platforms without processes: Start returns
+//     an error that wraps errors.ErrUnsupported; Open works everywhere.
+//
+// Of the options, Start reads [WithGrace], [WithStdoutCopy] and the
+// decoder's.
 func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 	if cmd.Stdout != nil {
 		return nil, errors.New("stream: start: cmd.Stdout is already set")
@@ -129,35 +162,39 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 	if cmd.Process != nil {
 		return nil, errors.New("stream: start: the command was already started")
 	}
+	if err := prepare(cmd); err != nil {
+		return nil, fmt.Errorf("stream: start %s: %w", cmd.Path, err)
+	}
 	r := newRun(opts)
-	r.ctx, r.cmd = ctx, cmd
-	r.exited, r.errEOF = make(chan struct{}), make(chan struct{})
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	r.cmd = cmd
+	r.exited, r.errEOF, r.exit = make(chan struct{}), make(chan struct{}), make(chan struct{})
 	r.stderr = &tailBuffer{max: StderrTail}
 
 	outR, outW, err := os.Pipe()
 	if err != nil {
+		r.cancel()
 		return nil, fmt.Errorf("stream: start %s: %w", cmd.Path, err)
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
+		r.cancel()
 		outR.Close()
 		outW.Close()
 		return nil, fmt.Errorf("stream: start %s: %w", cmd.Path, err)
 	}
 	userStderr := cmd.Stderr
 	cmd.Stdout, cmd.Stderr = outW, errW
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
 	if err != nil {
+		r.cancel()
 		outR.Close()
 		errR.Close()
 		return nil, fmt.Errorf("stream: start %s: %w", cmd.Path, err)
 	}
+	r.proc = attach(cmd.Process)
 
 	go func() { // stderr: always drained
 		defer close(r.errEOF)
@@ -178,7 +215,7 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 }
 
 func newRun(opts []Option) *Run {
-	r := &Run{
+	return &Run{
 		cfg:       newOptions(opts),
 		opts:      opts,
 		items:     make(chan runItem),
@@ -186,53 +223,56 @@ func newRun(opts []Option) *Run {
 		done:      make(chan struct{}),
 		onlyStart: true,
 	}
-	return r
 }
 
-// signalGroup signals the process group; errors (the group is gone) are
-// ignored.
-func (r *Run) signalGroup(sig syscall.Signal) {
-	_ = syscall.Kill(-r.cmd.Process.Pid, sig)
-}
-
-// watch stops the process group when ctx ends. Once the process has
+// watch stops the process tree when the context ends. Once the process has
 // exited, it gives the descendants that still hold stdout or stderr open the
-// grace period, then kills the group; if a pipe is still open after that (a
+// grace period, then kills the tree; if a pipe is still open after that (a
 // descendant left the group), it closes the pipe, so that Wait returns.
 func (r *Run) watch(stdout, stderr *os.File) {
+	defer close(r.exit)
 	drained := make(chan struct{})
 	go func() {
 		<-r.done
 		<-r.errEOF
 		close(drained)
 	}()
+	grace := time.NewTimer(r.cfg.grace)
+	defer grace.Stop()
 	select {
 	case <-r.ctx.Done():
-		r.signalGroup(syscall.SIGINT)
+		r.proc.interrupt()
 		select {
 		case <-r.exited:
-		case <-time.After(r.cfg.grace):
+		case <-grace.C:
 		}
-		r.signalGroup(syscall.SIGKILL) // whatever is left of the group goes now
+		r.proc.kill() // whatever is left of the tree goes now
 	case <-r.exited:
 		select {
 		case <-drained:
+			r.proc.release()
 			return
-		case <-time.After(r.cfg.grace):
+		case <-grace.C:
 		case <-r.ctx.Done():
 		}
-		r.signalGroup(syscall.SIGKILL)
+		r.proc.kill()
 	}
+	<-r.exited
+	late := time.NewTimer(r.cfg.grace)
+	defer late.Stop()
 	select {
 	case <-drained:
-	case <-time.After(r.cfg.grace):
+	case <-late.C:
+		r.closed.Store(true)
 		stdout.Close()
 		stderr.Close()
+		<-drained
 	}
+	r.proc.release()
 }
 
 // read decodes the stream and delivers its events until the end, or until
-// Wait stops the delivery. pace, when set, waits before each event.
+// Wait or Close stops the delivery. pace, when set, waits before each event.
 func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 	defer close(r.done)
 	defer close(r.items)
@@ -242,14 +282,16 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 		in = io.TeeReader(src, r.cfg.copyTo)
 	}
 	dec := NewDecoder(in, r.opts...)
-	for {
+	for !r.stop.Load() {
 		dto, err := dec.Decode()
 		if err == io.EOF {
 			return
 		}
 		if err != nil {
 			if _, ok := errors.AsType[*LineError](err); !ok {
-				r.readErr = err
+				if !r.closed.Load() && !r.stop.Load() { // not the end we caused
+					r.readErr = err
+				}
 				return
 			}
 			r.lines++
@@ -285,13 +327,18 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 // Events returns an iterator over the run's events as they arrive: each
 // step yields a DTO (as the Decoder returns it) and a nil error, or nil and
 // a *LineError for a line that could not be decoded. It ends when the stream
-// ends: the process closed its stdout, or the replay reached the end of the
-// file. Events is meant to be ranged over once; a second range, or a range
-// after Wait, yields what is left, if anything.
+// ends (the process closed its stdout, or the replay reached the end of the
+// file) or when Wait or Close is called. Events is meant to be ranged over
+// once; a second range yields what is left, if anything.
 func (r *Run) Events() iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
-		for it := range r.items {
-			if !yield(it.dto, it.err) {
+		for {
+			select {
+			case it, ok := <-r.items:
+				if !ok || !yield(it.dto, it.err) {
+					return
+				}
+			case <-r.drain:
 				return
 			}
 		}
@@ -301,7 +348,9 @@ func (r *Run) Events() iter.Seq2[any, error] {
 // Wait waits for the run to end and returns its outcome. Events not yet
 // received are discarded. The error is nil when the process ran, whatever
 // its exit code; it reports a failure to read the stream or to wait for the
-// process. Wait may be called more than once; it returns the same result.
+// process. After Wait returns, the process and every goroutine and file of
+// the Run are gone (descendants that left the process group aside; see
+// Start).
 func (r *Run) Wait() (Outcome, error) {
 	r.waitOnce.Do(func() {
 		close(r.drain)
@@ -313,9 +362,26 @@ func (r *Run) Wait() (Outcome, error) {
 		<-r.exited
 		<-r.done
 		<-r.errEOF
+		<-r.exit
 		r.outcome, r.err = r.processOutcome()
+		r.cancel()
 	})
 	return r.outcome, r.err
+}
+
+// Close stops the run and releases everything it holds, then returns what
+// Wait returns. For a process it does what the end of the context does
+// (interrupt, the grace period, kill), and the outcome's status is
+// interrupted unless the run had already finished; for a replay it stops
+// reading and closes the file. Close may be called more than once, and
+// concurrently with Wait.
+func (r *Run) Close() error {
+	if r.cancel != nil {
+		r.cancel()
+	}
+	r.stop.Store(true)
+	_, err := r.Wait()
+	return err
 }
 
 func (r *Run) baseOutcome() Outcome {
@@ -337,14 +403,11 @@ func (r *Run) processOutcome() (Outcome, error) {
 	o := r.baseOutcome()
 	o.Stderr = r.stderr.Bytes()
 	state := r.cmd.ProcessState
-	var err error
 	if state == nil {
 		return o, fmt.Errorf("stream: wait %s: %w", r.cmd.Path, r.waited)
 	}
 	o.ExitCode = state.ExitCode()
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		o.Signal = ws.Signal()
-	}
+	o.Signal = exitSignal(state)
 	switch o.Ending {
 	case EndPreflightBlocked:
 		if o.ExitCode != ExitUsage {
@@ -359,16 +422,13 @@ func (r *Run) processOutcome() (Outcome, error) {
 		switch {
 		case errors.Is(r.ctx.Err(), context.DeadlineExceeded):
 			o.Status = StatusTimeout
-		case r.ctx.Err() != nil, o.Signal == syscall.SIGINT, o.Signal == syscall.SIGTERM, o.Signal == syscall.SIGHUP:
+		case r.ctx.Err() != nil, isStopSignal(o.Signal):
 			o.Status = StatusInterrupted
 		default:
 			o.Status = StatusError
 		}
 	}
-	if r.readErr != nil {
-		err = r.readErr
-	}
-	return o, err
+	return o, r.readErr
 }
 
 func (r *Run) replayOutcome() Outcome {
@@ -389,9 +449,11 @@ func (r *Run) replayOutcome() Outcome {
 
 // Open replays a recorded stream (an events.jsonl, or what `uagent
 // --stream` wrote) through the same interface as Start, so that a front-end
-// can be tested against a recording. With WithTiming the events come with
+// can be tested against a recording. With [WithTiming] the events come with
 // their original spacing (by their at), sped up by the given factor; Wait
-// stops the pacing and returns at once.
+// stops the pacing and returns when the rest of the file has been read,
+// Close at once. The file is closed when the Run ends. Of the options, Open
+// reads WithTiming, [WithStdoutCopy] and the decoder's.
 func Open(path string, opts ...Option) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package stream
 
 import (
@@ -9,19 +11,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/uagentkit/stream/internal/testenv"
+	"go.uber.org/goleak"
 )
-
-// fakeUagent is the path of the fake uagent built by TestMain.
-var fakeUagent string
-
-func TestMain(m *testing.M) { testenv.MainWithFake(m, "./testdata/fakeuagent", &fakeUagent) }
 
 func fake(args ...string) *exec.Cmd { return exec.Command(fakeUagent, args...) }
 
@@ -301,13 +299,99 @@ func TestOpenReplays(t *testing.T) {
 	assert.ErrorIs(t, err, os.ErrNotExist)
 }
 
-func mustRead(t *testing.T, path string) []byte {
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return b
-}
-
 func TestEndingString(t *testing.T) {
 	assert.Equal(t, "finished preflight_blocked start_failed cut_off Ending(0)",
 		fmt.Sprint(EndFinished, " ", EndPreflightBlocked, " ", EndStartFailed, " ", EndCutOff, " ", Ending(0)))
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	require.NoError(t, err)
+	return len(entries)
+}
+
+// A Run releases everything it holds after Close or Wait, however its
+// events were (or were not) read.
+func TestRunCloseReleasesEverything(t *testing.T) {
+	replay := func(t *testing.T) *Run {
+		r, err := Open("testdata/run.jsonl", WithTiming(0.5)) // slow: the replay is still going when closed
+		require.NoError(t, err)
+		return r
+	}
+	process := func(t *testing.T) *Run {
+		r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-delay", "20ms", "-hang"), WithGrace(time.Second))
+		require.NoError(t, err)
+		return r
+	}
+	for name, start := range map[string]func(*testing.T) *Run{"open": replay, "start": process} {
+		t.Run(name, func(t *testing.T) {
+			check := func(t *testing.T, fds int, r *Run) {
+				t.Helper()
+				goleak.VerifyNone(t)
+				assert.Equal(t, fds, openFDs(t), "every file and pipe of the run is closed")
+				if r.cmd != nil {
+					assert.False(t, alive(r.cmd.Process.Pid), "the process is gone")
+				}
+			}
+			t.Run("break out of Events, then Close", func(t *testing.T) {
+				fds := openFDs(t)
+				r := start(t)
+				n := 0
+				for range r.Events() {
+					if n++; n == 2 {
+						break
+					}
+				}
+				require.NoError(t, r.Close())
+				check(t, fds, r)
+				o, err := r.Wait()
+				require.NoError(t, err, "Wait after Close gives the same result")
+				if r.cmd != nil {
+					assert.Equal(t, StatusInterrupted, o.Status)
+				}
+			})
+			t.Run("Close without reading", func(t *testing.T) {
+				fds := openFDs(t)
+				r := start(t)
+				require.NoError(t, r.Close())
+				check(t, fds, r)
+			})
+			t.Run("Close twice", func(t *testing.T) {
+				fds := openFDs(t)
+				r := start(t)
+				require.NoError(t, r.Close())
+				require.NoError(t, r.Close())
+				check(t, fds, r)
+			})
+			t.Run("Close while Wait and Events run", func(t *testing.T) {
+				fds := openFDs(t)
+				r := start(t)
+				var wg sync.WaitGroup
+				wg.Go(func() {
+					for range r.Events() {
+					}
+				})
+				wg.Go(func() { _, _ = r.Wait() })
+				time.Sleep(50 * time.Millisecond)
+				require.NoError(t, r.Close())
+				wg.Wait()
+				check(t, fds, r)
+			})
+			t.Run("break out of Events, then Wait", func(t *testing.T) {
+				if name == "start" {
+					t.Skip("the process hangs until stopped: Wait would wait for it")
+				}
+				fds := openFDs(t)
+				r := start(t)
+				for range r.Events() {
+					break
+				}
+				o, err := r.Wait()
+				require.NoError(t, err)
+				assert.Equal(t, EndFinished, o.Ending, "Wait reads the rest")
+				check(t, fds, r)
+			})
+		})
+	}
 }

@@ -52,7 +52,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"stats", "--check"}, 2, "want one FILE or -"},
 		{[]string{"timeline"}, 2, "want one FILE or -"},
 		{[]string{"cat", "-h"}, 0, "-no-color"},
-		{[]string{"cat", "does-not-exist.jsonl"}, 1, "uagent-stream: open does-not-exist.jsonl: no such file or directory\n"},
+		{[]string{"cat", "does-not-exist.jsonl"}, 1, "uagent-stream: open does-not-exist.jsonl: "}, // then the system's words: "no such file or directory"
 	} {
 		code, _, stderr := runCmd(t, "", c.args...)
 		assert.Equal(t, c.code, code, "%v", c.args)
@@ -354,38 +354,6 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 var fakeUagent string
 
 func TestMain(m *testing.M) { testenv.MainWithFake(m, "../../testdata/fakeuagent", &fakeUagent) }
-
-func TestRunCommand(t *testing.T) {
-	_, want, _ := runCmd(t, "", "cat", runFile)
-	code, stdout, stderr := runCmd(t, "", "run", "--", fakeUagent, "-replay", runFile, "-delay", "1ms", "-stderr", "diag\n")
-	assert.Equal(t, 0, code)
-	assert.Equal(t, want, stdout, "renders live like cat")
-	assert.Equal(t, "diag\nuagent-stream: "+fakeUagent+": finished, status ok, exit 0, 21 lines\n", stderr)
-
-	code, stdout, stderr = runCmd(t, "", "run", "--json", "--", fakeUagent, "-replay", runFile, "-exit", "3")
-	assert.Equal(t, 3, code, "the command's exit code")
-	raw, err := os.ReadFile(runFile)
-	require.NoError(t, err)
-	assert.Equal(t, string(raw), stdout, "--json passes the stream through unchanged")
-	assert.Contains(t, stderr, "finished, status ok, exit 3, 21 lines")
-
-	code, _, stderr = runCmd(t, "", "run", "--", fakeUagent, "-exit", "2", "-stderr", "preflight: blocked\n")
-	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "preflight: blocked\n")
-	assert.Contains(t, stderr, "preflight_blocked, status error, exit 2, 0 lines")
-
-	code, stdout, stderr = runCmd(t, "", "run", "--", "sh", "-c", `head -3 `+runFile+`; kill -KILL $$`)
-	assert.Equal(t, 128+9, code, "128+signal when killed")
-	assert.Contains(t, stderr, "cut_off, status error, killed by signal 9 (killed), 3 lines")
-	assert.Contains(t, stdout, "no run_finished")
-
-	code, _, stderr = runCmd(t, "", "run", "--", filepath.Join(t.TempDir(), "missing"))
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "uagent-stream: stream: start ")
-
-	code, _, _ = runCmd(t, "", "run")
-	assert.Equal(t, 2, code)
-}
 
 func TestSchemaCommand(t *testing.T) {
 	code, stdout, _ := runCmd(t, "", "schema")

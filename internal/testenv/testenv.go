@@ -3,12 +3,16 @@
 package testenv
 
 import (
+	"runtime"
+
 	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,18 +41,23 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 }
 
 // MainWithFake is a TestMain body for tests that run the fake uagent: it
-// builds it from src, stores its path in *path, runs the tests, removes the
-// build and exits with the tests' code.
+// builds it from src (where the platform starts processes), stores its path
+// in *path, runs the tests, checks with goleak that they left no goroutine
+// behind, removes the build and exits with the tests' code.
 func MainWithFake(m *testing.M, src string, path *string) {
-	p, cleanup, err := BuildFake(src)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
-		os.Exit(1)
+	cleanup := func() {}
+	if runtime.GOOS != "js" && runtime.GOOS != "wasip1" {
+		p, c, err := BuildFake(src)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
+			os.Exit(1)
+		}
+		*path, cleanup = p, c
 	}
-	*path = p
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		cleanup()
+		os.Exit(code)
+	}))
 }
 
 // BuildFake builds the fake uagent from its source directory into a
