@@ -55,10 +55,11 @@ type Outcome struct {
 	Ending Ending
 	// Status is the status the contract implies: the summary's for
 	// EndFinished; for a cut-off run, timeout when the context's deadline
-	// passed, interrupted when the context was cancelled, the Run was
-	// closed, or a signal that asks a process to stop (SIGINT, SIGTERM,
-	// SIGHUP) killed it, error otherwise; error for EndPreflightBlocked and
-	// EndStartFailed.
+	// passed or the process exited 124, interrupted when the context was
+	// cancelled, the Run was closed, a signal that asks a process to stop
+	// (SIGINT, SIGTERM, SIGHUP) killed it or it exited 130 (the contract's
+	// exit codes for those statuses), error otherwise; error for
+	// EndPreflightBlocked and EndStartFailed.
 	Status Status
 	// ExitCode is the process's exit code, -1 when a signal killed it. For a
 	// replay (see Open) it is the exit code the contract gives the ending.
@@ -327,18 +328,15 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 // Events returns an iterator over the run's events as they arrive: each
 // step yields a DTO (as the Decoder returns it) and a nil error, or nil and
 // a *LineError for a line that could not be decoded. It ends when the stream
-// ends (the process closed its stdout, or the replay reached the end of the
-// file) or when Wait or Close is called. Events is meant to be ranged over
-// once; a second range yields what is left, if anything.
+// ends: the process closed its stdout, the replay reached the end of the
+// file, or Close stopped the run. Once Wait or Close has been called,
+// events not yet received may be discarded instead of delivered. Events is
+// meant to be ranged over once; a second range yields what is left, if
+// anything.
 func (r *Run) Events() iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
-		for {
-			select {
-			case it, ok := <-r.items:
-				if !ok || !yield(it.dto, it.err) {
-					return
-				}
-			case <-r.drain:
+		for it := range r.items {
+			if !yield(it.dto, it.err) {
 				return
 			}
 		}
@@ -420,9 +418,9 @@ func (r *Run) processOutcome() (Outcome, error) {
 	}
 	if o.Ending == EndCutOff {
 		switch {
-		case errors.Is(r.ctx.Err(), context.DeadlineExceeded):
+		case errors.Is(r.ctx.Err(), context.DeadlineExceeded), o.ExitCode == ExitTimeout:
 			o.Status = StatusTimeout
-		case r.ctx.Err() != nil, isStopSignal(o.Signal):
+		case r.ctx.Err() != nil, isStopSignal(o.Signal), o.ExitCode == ExitInterrupted:
 			o.Status = StatusInterrupted
 		default:
 			o.Status = StatusError

@@ -353,7 +353,12 @@ func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 
 var fakeUagent string
 
-func TestMain(m *testing.M) { testenv.MainWithFake(m, "../../testdata/fakeuagent", &fakeUagent) }
+// cleanupSelf removes the build of the command made by self, if any.
+var cleanupSelf = func() {}
+
+func TestMain(m *testing.M) {
+	testenv.MainWithFake(m, "../../testdata/fakeuagent", &fakeUagent, func() { cleanupSelf() })
+}
 
 func TestSchemaCommand(t *testing.T) {
 	code, stdout, _ := runCmd(t, "", "schema")

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -14,31 +18,47 @@ import (
 
 // cmdRun runs a command that writes a stream, renders it live (or passes it
 // through with --json), prints one outcome line to stderr and exits with
-// the command's exit code, 128+signal when a signal killed it.
+// the command's exit code: 128+signal when a signal killed it, 130 when the
+// run was interrupted, 127 when the command does not exist and 126 when it
+// cannot be executed.
 func cmdRun(e env, args []string) error {
-	fs := flags(e, "run", "[--json] [--no-color] [--grace D] -- COMMAND ARGS…")
-	asJSON := fs.Bool("json", false, "pass the JSONL through unchanged instead of rendering it")
-	noColor := fs.Bool("no-color", false, "never colour the output")
-	grace := fs.Duration("grace", 5*time.Second, "on interrupt, how long to wait after SIGINT before SIGKILL")
-	if err := parse(fs, args); err != nil {
+	fl := flags(e, "run", "[--json] [--no-color] [--grace D] -- COMMAND ARGS…")
+	asJSON := fl.Bool("json", false, "pass the JSONL through unchanged instead of rendering it")
+	noColor := fl.Bool("no-color", false, "never colour the output")
+	grace := fl.Duration("grace", 5*time.Second, "on interrupt, how long to wait before killing what is left")
+	if err := parse(fl, args); err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		return usageError(e, fs, "want a COMMAND to run")
+	if fl.NArg() == 0 {
+		return usageError(e, fl, "want a COMMAND to run")
 	}
+	// The command owns its process: descendants that leave the run's
+	// process group are reparented here (Linux) and stopped at the end.
+	becomeSubreaper()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+	name := fl.Arg(0)
+	cmd := exec.Command(name, fl.Args()[1:]...)
 	cmd.Stdin = e.stdin
-	cmd.Stderr = e.stderr
+	stderr := &lastByte{w: e.stderr}
+	cmd.Stderr = stderr
+	restore := foreground(cmd, e.stdin)
 	opts := []stream.Option{stream.WithGrace(*grace)}
 	if *asJSON {
 		opts = append(opts, stream.WithStdoutCopy(e.stdout))
 	}
 	run, err := stream.Start(ctx, cmd, opts...)
 	if err != nil {
-		return err
+		restore()
+		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
+		switch {
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
+			return exitError{127}
+		case errors.Is(err, fs.ErrPermission):
+			return exitError{126}
+		}
+		return exitError{1}
 	}
 	var renderErr error
 	if *asJSON {
@@ -48,6 +68,8 @@ func cmdRun(e env, args []string) error {
 		renderErr = newRenderer(e.stdout, useColor(e.stdout, *noColor)).renderEach(run.Events())
 	}
 	o, err := run.Wait()
+	restore()
+	reapOrphans(*grace)
 	if err == nil {
 		err = renderErr
 	}
@@ -57,13 +79,18 @@ func cmdRun(e env, args []string) error {
 		code = 128 + int(sig)
 		how = fmt.Sprintf("killed by signal %d (%s)", int(sig), sig)
 	}
+	if o.Status == stream.StatusInterrupted {
+		code = stream.ExitInterrupted
+	}
 	errs := ""
 	if o.LineErrors > 0 {
 		errs = fmt.Sprintf(", %d bad", o.LineErrors)
 	}
-	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, %s, %d lines%s\n", sanitize(fs.Arg(0), false), o.Ending, o.Status, how, o.Lines, errs)
+	stderr.newline()
+	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, %s, %d lines%s\n", sanitize(name, false), o.Ending,
+		sanitize(string(o.Status), false), how, o.Lines, errs)
 	if err != nil {
-		fmt.Fprintf(e.stderr, "uagent-stream: %v\n", err)
+		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		if code == 0 {
 			code = 1
 		}
@@ -72,4 +99,33 @@ func cmdRun(e env, args []string) error {
 		return nil
 	}
 	return exitError{code}
+}
+
+// lastByte passes writes through and remembers whether the last byte
+// written ended a line, so that a message after the child's stderr starts
+// on a line of its own. It is safe for concurrent use.
+type lastByte struct {
+	mu      sync.Mutex
+	w       io.Writer
+	written bool
+	last    byte
+}
+
+func (l *lastByte) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(p) > 0 {
+		l.written, l.last = true, p[len(p)-1]
+	}
+	return l.w.Write(p)
+}
+
+// newline ends the child's last line if it did not.
+func (l *lastByte) newline() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.written && l.last != '\n' {
+		io.WriteString(l.w, "\n")
+		l.last = '\n'
+	}
 }

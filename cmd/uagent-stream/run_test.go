@@ -3,12 +3,23 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/testenv"
 )
 
 func TestRunCommand(t *testing.T) {
@@ -36,9 +47,205 @@ func TestRunCommand(t *testing.T) {
 	assert.Contains(t, stdout, "no run_finished")
 
 	code, _, stderr = runCmd(t, "", "run", "--", filepath.Join(t.TempDir(), "missing"))
-	assert.Equal(t, 1, code)
+	assert.Equal(t, 127, code, "a command that does not exist, as shells say")
 	assert.Contains(t, stderr, "uagent-stream: stream: start ")
+	code, _, _ = runCmd(t, "", "run", "--", "no-such-command-in-path")
+	assert.Equal(t, 127, code)
+	notExec := filepath.Join(t.TempDir(), "script")
+	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
+	code, _, _ = runCmd(t, "", "run", "--", notExec)
+	assert.Equal(t, 126, code, "a command that cannot be executed")
+
+	code, _, stderr = runCmd(t, "", "run", "--", fakeUagent, "-replay", runFile, "-stderr", "no newline at the end")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stderr, "no newline at the end\nuagent-stream: ", "the outcome line starts on a line of its own")
 
 	code, _, _ = runCmd(t, "", "run")
 	assert.Equal(t, 2, code)
+}
+
+var (
+	selfOnce sync.Once
+	selfPath string
+	selfErr  error
+)
+
+// self builds the command once, for the tests that run it as a process of
+// its own: at a terminal, under signals, as the parent of orphans.
+func self(t *testing.T) string {
+	t.Helper()
+	selfOnce.Do(func() {
+		var cleanup func()
+		selfPath, cleanup, selfErr = testenv.Build(".", "uagent-stream")
+		if selfErr == nil {
+			cleanupSelf = cleanup
+		}
+	})
+	require.NoError(t, selfErr)
+	return selfPath
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitExit waits for cmd with a deadline and returns its exit code.
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("uagent-stream did not exit")
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// pgrpOf returns the process group of pid, from /proc.
+func pgrpOf(t *testing.T, pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	require.NoError(t, err)
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	pgrp, err := strconv.Atoi(fields[2])
+	require.NoError(t, err)
+	return pgrp
+}
+
+// groupAlive lists the live processes of process group pgrp.
+func groupAlive(pgrp int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(fields) > 2 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgrp) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// readPid waits for a pid file and reads it.
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	var pid int
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			return false
+		}
+		pid, err = strconv.Atoi(string(b))
+		return err == nil
+	}, 10*time.Second, 5*time.Millisecond)
+	return pid
+}
+
+// alive reports whether pid is a live process (a zombie is dead).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// At an interactive terminal, the run's process group gets the terminal:
+// the command reads what is typed, and Ctrl-C reaches it at once.
+func TestRunAtATerminal(t *testing.T) {
+	bin := self(t)
+	t.Run("the command reads the terminal", func(t *testing.T) {
+		cmd := exec.Command(bin, "run", "--no-color", "--", fakeUagent, "-replay", runFile, "-prompt")
+		ptmx, err := pty.Start(cmd)
+		require.NoError(t, err)
+		defer ptmx.Close()
+		var out syncBuffer
+		go io.Copy(&out, ptmx)
+		require.Eventually(t, func() bool { return strings.Contains(out.String(), "run 20260923T123918Z-demo") }, 10*time.Second, 10*time.Millisecond)
+		_, err = ptmx.Write([]byte("hello from the terminal\n"))
+		require.NoError(t, err)
+		assert.Equal(t, 0, waitExit(t, cmd), out.String())
+		assert.Eventually(t, func() bool { return strings.Contains(out.String(), "user: hello from the terminal") }, 5*time.Second, 10*time.Millisecond, out.String())
+		assert.Contains(t, out.String(), "finished, status ok")
+	})
+	t.Run("Ctrl-C interrupts the run", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+		cmd := exec.Command(bin, "run", "--no-color", "--grace", "500ms", "--", fakeUagent, "-replay", runFile, "-lines", "3", "-hang", "-grandchild", pidFile)
+		ptmx, err := pty.Start(cmd)
+		require.NoError(t, err)
+		defer ptmx.Close()
+		var out syncBuffer
+		go io.Copy(&out, ptmx)
+		grandchild := readPid(t, pidFile)
+		group := pgrpOf(t, grandchild)
+		require.Eventually(t, func() bool { return strings.Contains(out.String(), "control") }, 10*time.Second, 10*time.Millisecond)
+		_, err = ptmx.Write([]byte{0x03})
+		require.NoError(t, err)
+		assert.Equal(t, 130, waitExit(t, cmd), out.String())
+		assert.Contains(t, out.String(), "cut_off, status interrupted")
+		assert.Eventually(t, func() bool { return len(groupAlive(group)) == 0 }, 5*time.Second, 10*time.Millisecond, "no process of the group survives")
+	})
+}
+
+// A SIGINT to uagent-stream interrupts the run; the run exits 130 even when
+// the command itself then exits 0.
+func TestRunInterruptedExits130(t *testing.T) {
+	cmd := exec.Command(self(t), "run", "--no-color", "--", fakeUagent, "-replay", runFile, "-lines", "3", "-hang", "-on-int", "exit0")
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "control") }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	assert.Equal(t, 130, waitExit(t, cmd), errOut.String())
+	assert.Contains(t, errOut.String(), "cut_off, status interrupted, exit 0")
+}
+
+// A descendant that leaves the process group (setsid) and keeps the pipe
+// open neither fails the run nor outlives it.
+func TestRunSetsidDescendant(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux lets the command adopt orphaned descendants")
+	}
+	for _, holds := range []bool{false, true} {
+		t.Run(fmt.Sprint("holds stdout ", holds), func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "setsid.pid")
+			args := []string{"run", "--grace", "300ms", "--", fakeUagent, "-replay", runFile, "-setsid-grandchild", pidFile}
+			if holds {
+				args = append(args, "-setsid-holds")
+			}
+			cmd := exec.Command(self(t), args...)
+			var out, errOut syncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			require.NoError(t, cmd.Start())
+			orphan := readPid(t, pidFile)
+			assert.Equal(t, 0, waitExit(t, cmd), errOut.String())
+			assert.NotContains(t, errOut.String(), "read", "no read error")
+			assert.Contains(t, errOut.String(), "finished, status ok")
+			assert.False(t, alive(orphan), "the setsid descendant was stopped")
+		})
+	}
 }

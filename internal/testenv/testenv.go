@@ -43,8 +43,9 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 // MainWithFake is a TestMain body for tests that run the fake uagent: it
 // builds it from src (where the platform starts processes), stores its path
 // in *path, runs the tests, checks with goleak that they left no goroutine
-// behind, removes the build and exits with the tests' code.
-func MainWithFake(m *testing.M, src string, path *string) {
+// behind, removes the build, runs the after functions and exits with the
+// tests' code.
+func MainWithFake(m *testing.M, src string, path *string, after ...func()) {
 	cleanup := func() {}
 	if runtime.GOOS != "js" && runtime.GOOS != "wasip1" {
 		p, c, err := BuildFake(src)
@@ -56,18 +57,25 @@ func MainWithFake(m *testing.M, src string, path *string) {
 	}
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		cleanup()
+		for _, f := range after {
+			f()
+		}
 		os.Exit(code)
 	}))
 }
 
 // BuildFake builds the fake uagent from its source directory into a
 // temporary directory and returns its path and a function that removes it.
-func BuildFake(src string) (path string, cleanup func(), err error) {
-	dir, err := os.MkdirTemp("", "fakeuagent")
+func BuildFake(src string) (path string, cleanup func(), err error) { return Build(src, "fakeuagent") }
+
+// Build builds the command in the source directory src into a temporary
+// directory, as name, and returns its path and a function that removes it.
+func Build(src, name string) (path string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", name)
 	if err != nil {
 		return "", nil, err
 	}
-	path = filepath.Join(dir, "fakeuagent")
+	path = filepath.Join(dir, name)
 	build := exec.Command("go", "build", "-o", path, src)
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {

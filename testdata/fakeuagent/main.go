@@ -6,6 +6,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -24,12 +25,15 @@ func main() {
 	stderr := flag.String("stderr", "", "text to write to stderr first")
 	stderrBytes := flag.Int("stderr-bytes", 0, "write this many bytes of numbered filler to stderr")
 	hang := flag.Bool("hang", false, "after writing, wait for a signal")
-	onInt := flag.String("on-int", "die", "on SIGINT with -hang: die (exit 130), finish (write -finish-line, exit 130), or ignore")
+	onInt := flag.String("on-int", "die", "on SIGINT with -hang: die (exit 130), finish (write -finish-line, exit 130), exit0, or ignore")
 	finishLine := flag.String("finish-line", "", "the line -on-int=finish writes")
 	grandchild := flag.String("grandchild", "", "start `sleep 1000` in the background and write its pid to this file")
 	grandchildHolds := flag.String("grandchild-holds", "stdout", "the stream the grandchild keeps open: stdout or stderr")
 	bigLine := flag.Int("big", 0, "after half of -replay, write a tool_called line with arguments of this many bytes")
 	cut := flag.Bool("cut", false, "end by writing half a line and exiting")
+	prompt := flag.Bool("prompt", false, "after the first line of -replay, read a line from stdin and write it as a user_message")
+	setsid := flag.String("setsid-grandchild", "", "start `sleep 1000` in a session of its own and write its pid to this file")
+	setsidHolds := flag.Bool("setsid-holds", false, "the setsid grandchild keeps stdout open")
 	flag.Parse()
 
 	sigs := make(chan os.Signal, 1)
@@ -64,6 +68,20 @@ func main() {
 		}
 	}
 
+	if *setsid != "" {
+		sleep := exec.Command("sleep", "1000")
+		sleep.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if *setsidHolds {
+			sleep.Stdout = os.Stdout
+		}
+		if err := sleep.Start(); err != nil {
+			fatal(err)
+		}
+		if err := os.WriteFile(*setsid, []byte(fmt.Sprint(sleep.Process.Pid)), 0o644); err != nil {
+			fatal(err)
+		}
+	}
+
 	out := bufio.NewWriterSize(os.Stdout, 1<<20)
 	if *replay != "" {
 		data, err := os.ReadFile(*replay)
@@ -85,6 +103,15 @@ func main() {
 			}
 			out.WriteString(l)
 			out.Flush()
+			if *prompt && i == 0 {
+				line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+				if err != nil {
+					fatal(err)
+				}
+				text, _ := json.Marshal(strings.TrimRight(line, "\r\n"))
+				fmt.Fprintf(out, `{"v":1,"type":"user_message","at":"2026-09-23T12:39:18.97Z","id":"typed","text":%s}`+"\n", text)
+				out.Flush()
+			}
 		}
 	}
 	if *cut {
@@ -101,6 +128,8 @@ func main() {
 				os.Exit(130)
 			case sig == syscall.SIGINT && *onInt == "ignore":
 				continue
+			case sig == syscall.SIGINT && *onInt == "exit0":
+				os.Exit(0)
 			default:
 				os.Exit(130)
 			}

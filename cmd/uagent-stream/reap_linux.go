@@ -1,0 +1,97 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
+const prSetChildSubreaper = 36
+
+// becomeSubreaper makes this process the parent of every orphaned
+// descendant (one that called setsid, or whose parent died), instead of
+// init, so that reapOrphans can find and stop them. The command owns its
+// process, so it may; the library may not.
+func becomeSubreaper() {
+	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+}
+
+// reapOrphans stops the descendants that outlived the run: those that left
+// its process group and were reparented to this process. They get SIGTERM
+// and the grace period, then SIGKILL; every one is reaped. Call it after
+// the run's Wait, when this process has no child of its own left.
+func reapOrphans(grace time.Duration) (n int) {
+	kids := children()
+	if len(kids) == 0 {
+		return 0
+	}
+	for _, pid := range kids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) && len(kids) > 0 {
+		n += reap(kids)
+		time.Sleep(20 * time.Millisecond)
+		kids = children()
+	}
+	// What is left, and what it leaves behind as it dies, goes now.
+	for tries := 0; tries < 100 && len(kids) > 0; tries++ {
+		for _, pid := range kids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		for _, pid := range kids {
+			var ws syscall.WaitStatus
+			if p, _ := syscall.Wait4(pid, &ws, 0, nil); p == pid {
+				n++
+			}
+		}
+		kids = children()
+	}
+	return n
+}
+
+// reap collects the children that have exited, without waiting.
+func reap(pids []int) (n int) {
+	for _, pid := range pids {
+		var ws syscall.WaitStatus
+		if p, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); p == pid {
+			n++
+		}
+	}
+	return n
+}
+
+// children lists the processes whose parent is this process.
+func children() []int {
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces and parentheses.
+		rest := stat[bytes.LastIndexByte(stat, ')')+1:]
+		fields := bytes.Fields(rest)
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(string(fields[1])); ppid == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
