@@ -16,8 +16,8 @@ import (
 // with the next line: nothing after a bad line is lost.
 //
 // Err is the cause; errors.Is tests it against ErrSyntax, ErrFieldType,
-// ErrMissingField, ErrBadTime, ErrUnsupportedVersion, ErrLineTooLong and
-// ErrTruncated.
+// ErrMissingField, ErrBadTime, ErrUnsupportedVersion, ErrLineTooLong,
+// ErrTruncated and ErrByteOrderMark.
 type LineError struct {
 	Line   int    // 1-based line number
 	Offset int64  // byte offset in the stream where the fault was found
@@ -27,6 +27,7 @@ type LineError struct {
 }
 
 // Error formats the fault as "stream: line N, byte B: TYPE: field F: cause".
+// TYPE is quoted when it holds characters that are not printable.
 func (e *LineError) Error() string {
 	b := []byte("stream: line ")
 	b = strconv.AppendInt(b, int64(e.Line), 10)
@@ -42,7 +43,13 @@ func (e *LineError) appendDetail(b []byte) []byte {
 	b = strconv.AppendInt(b, e.Offset, 10)
 	b = append(b, ": "...)
 	if e.Type != "" {
-		b = append(b, e.Type...)
+		// The type is the stream's text: quoted when it holds anything a
+		// terminal could act on or a reader could not see.
+		if q := strconv.Quote(e.Type); q[1:len(q)-1] != e.Type {
+			b = append(b, q...)
+		} else {
+			b = append(b, e.Type...)
+		}
 		b = append(b, ": "...)
 	}
 	if e.Field != "" {
@@ -85,9 +92,10 @@ type Decoder struct {
 	lineOff int64  // stream offset of that line
 	raw     []byte // that line, without its ending
 
-	p       parser
-	scratch []reflect.Value // one DTO per kind, decoded into and copied out
-	pending []pendingField
+	p        parser
+	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
+	afterBOM []byte          // line 1 without its byte-order mark, still to decode
+	pending  []pendingField
 }
 
 type pendingField struct{ key, val int }
@@ -105,11 +113,27 @@ func NewDecoder(r io.Reader, opts ...Option) *Decoder {
 // *LineError, and the next call goes on with the next line. An error of the
 // underlying reader is returned wrapped, after every complete line before it
 // (and a truncated last one), and again on every later call.
+//
+// A stream that starts with a UTF-8 byte-order mark (which uagent never
+// writes) gives a *LineError for line 1 wrapping ErrByteOrderMark; the next
+// call decodes line 1 without the mark.
 func (d *Decoder) Decode() (any, error) {
+	if d.afterBOM != nil {
+		line := d.afterBOM
+		d.afterBOM = nil
+		if !isBlank(line) {
+			return d.decodeLine(line)
+		}
+	}
 	for {
 		line, err := d.next()
 		if err != nil {
 			return nil, err
+		}
+		if d.line == 1 && d.lineOff == 0 && bytes.HasPrefix(line, byteOrderMark) {
+			d.afterBOM = line[len(byteOrderMark):]
+			d.raw = d.afterBOM
+			return nil, &LineError{Line: 1, Err: fmt.Errorf("%w (U+FEFF, bytes EF BB BF) at the start of the stream: uagent streams are UTF-8 without one; the line is read without it", ErrByteOrderMark)}
 		}
 		if isBlank(line) {
 			continue
@@ -117,6 +141,8 @@ func (d *Decoder) Decode() (any, error) {
 		return d.decodeLine(line)
 	}
 }
+
+var byteOrderMark = []byte{0xef, 0xbb, 0xbf}
 
 // All returns an iterator over the stream's lines, for range loops: each
 // step yields a DTO and a nil error, or nil and a *LineError, after which
@@ -540,4 +566,7 @@ var (
 	// ErrTruncated: the stream ends in the middle of a line, as a killed
 	// writer leaves it.
 	ErrTruncated = errors.New("truncated line")
+	// ErrByteOrderMark: the stream starts with a byte-order mark. The
+	// Decoder reports it, then reads line 1 without it.
+	ErrByteOrderMark = errors.New("a byte-order mark")
 )

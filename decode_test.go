@@ -554,3 +554,30 @@ func TestOptionsReachEveryReader(t *testing.T) {
 	assert.Equal(t, long, bad, "Open")
 	assert.Equal(t, long, o.LineErrors)
 }
+
+func TestDecodeByteOrderMark(t *testing.T) {
+	run := write(t, realisticRun())
+	dtos, errs := decodeAll(t, bytes.NewReader(append([]byte("\xef\xbb\xbf"), run...)))
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrByteOrderMark)
+	assert.Contains(t, errs[0].Error(), "stream: line 1, byte 0: a byte-order mark (U+FEFF")
+	want, _ := decodeAll(t, bytes.NewReader(run))
+	assert.Equal(t, want, dtos, "nothing else is lost: line 1 is read without the mark")
+
+	findings, err := Validate(bytes.NewReader(append([]byte("\xef\xbb\xbf"), run...)))
+	require.NoError(t, err)
+	require.Len(t, findings, 1, "the mark, and nothing else: the first line is still run_started")
+	assert.Equal(t, RuleJSON, findings[0].Rule)
+
+	_, errs = decodeAll(t, bytes.NewReader([]byte("{}\n\xef\xbb\xbf{}\n")))
+	for _, err := range errs {
+		assert.NotErrorIs(t, err, ErrByteOrderMark, "only at the start of the stream")
+	}
+}
+
+func TestLineErrorQuotesAnUnprintableType(t *testing.T) {
+	_, errs := decodeAll(t, strings.NewReader(`{"v":1,"type":"\u001b[2J\u202e","at":"yesterday"}`+"\n"+`{"v":1,"type":"tool_called","at":"yesterday"}`+"\n"))
+	require.Len(t, errs, 2)
+	assert.Equal(t, `stream: line 1, byte 37: "\x1b[2J\u202e": field "at": invalid time: "yesterday" is not an RFC 3339 time in UTC`, errs[0].Error())
+	assert.Contains(t, errs[1].Error(), ": tool_called: field", "printable types stay as they are")
+}

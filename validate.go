@@ -87,6 +87,9 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 				rule = RuleVersion
 			}
 			v.add(le.Line, rule, "%s", le.detail())
+			if errors.Is(err, ErrByteOrderMark) {
+				continue // the line itself comes next
+			}
 			lines++
 			if lines == 1 {
 				v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")

@@ -9,15 +9,15 @@ import (
 )
 
 func cmdValidate(e env, args []string) error {
-	fs := flags(e, "validate", "[--json] [--strict] [--exit-code N] FILE…")
+	fs := flags(e, "validate")
 	asJSON := fs.Bool("json", false, "print one JSON object per violation")
 	strict := fs.Bool("strict", false, "also require every field the current writer always writes (default: only what a v1 line cannot be read without)")
-	exitCode := fs.Int("exit-code", -1, "the exit code of the run that wrote the stream, to accept the endings without run_finished (2: no line, 1: only run_started)")
-	if err := parse(fs, args); err != nil {
+	exitCode := fs.Int("exit-code", -1, "the exit `code` of the run that wrote the stream, to accept the endings without run_finished (2: no line, 1: only run_started)")
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return usageError(e, fs, "want at least one FILE or -")
+		return fs.usageError("want at least one FILE or -")
 	}
 	var opts []stream.Option
 	if *exitCode >= 0 {
@@ -27,22 +27,32 @@ func cmdValidate(e env, args []string) error {
 		opts = append(opts, stream.WithStrict())
 	}
 	found, failed := false, false
-	enc := json.NewEncoder(e.stdout)
+	enc := json.NewEncoder(jsonOut{e.stdout})
 	enc.SetEscapeHTML(false)
-	for _, name := range fs.Args() {
+	results := forEachFile(fs.Args(), func(name string) any {
 		in, err := open(e, name)
 		if err != nil {
-			fmt.Fprintf(e.stderr, "uagent-stream: %v\n", err)
+			return err
+		}
+		defer in.Close()
+		findings, err := stream.Validate(in, opts...)
+		return validated{findings, err}
+	})
+	for i, name := range fs.Args() {
+		var v validated
+		switch r := (<-results[i]).(type) {
+		case error:
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(r.Error(), false))
 			failed = true
 			continue
+		case validated:
+			v = r
 		}
-		findings, err := stream.Validate(in, opts...)
-		in.Close()
-		if err != nil {
-			fmt.Fprintf(e.stderr, "uagent-stream: %s: %v\n", name, err)
+		if v.err != nil {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(v.err.Error(), false))
 			failed = true
 		}
-		for _, f := range findings {
+		for _, f := range v.findings {
 			found = true
 			if *asJSON {
 				if err := enc.Encode(struct {
@@ -66,10 +76,16 @@ func cmdValidate(e env, args []string) error {
 	return nil
 }
 
+type validated struct {
+	findings []stream.Finding
+	err      error
+}
+
 func cmdStats(e env, args []string) error {
-	fs := flags(e, "stats", "[--check] FILE|-")
+	fs := flags(e, "stats")
 	check := fs.Bool("check", false, "compare with the stream's own run_finished summary; exit 1 on any difference")
-	name, in, err := parseInput(e, fs, args)
+	allowErrors := fs.Bool("allow-errors", false, "exit 0 even when lines could not be read (they are still counted on stderr)")
+	name, in, err := fs.parseInput(args)
 	if err != nil {
 		return err
 	}
@@ -78,29 +94,45 @@ func cmdStats(e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	shown := sanitize(name, false)
 	for _, le := range r.FirstErrors {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(le.Error(), false))
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", shown, sanitize(le.Error(), false))
 	}
 	if r.LineErrors > len(r.FirstErrors) {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d more line errors\n", sanitize(name, false), r.LineErrors-len(r.FirstErrors))
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d more line errors\n", shown, r.LineErrors-len(r.FirstErrors))
+	}
+	if r.LineErrors > 0 {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d of %d lines could not be read\n", shown, r.LineErrors, r.LineErrors+r.Lines)
+	}
+	if r.Lines == 0 {
+		return errors.New(shown + ": an empty stream: no line to summarize")
+	}
+	code := 0
+	if r.LineErrors > 0 && !*allowErrors {
+		code = 1
 	}
 	if *check {
 		if r.Recorded == nil {
-			return errors.New(name + ": no run_finished summary to check against")
+			return errors.New(shown + ": no run_finished summary to check against")
 		}
 		diffs := r.Diff()
 		for _, d := range diffs {
 			fmt.Fprintln(e.stdout, sanitize(d.String(), false))
 		}
 		if len(diffs) > 0 {
-			return exitError{1}
+			code = 1
 		}
-		return nil
+	} else {
+		b, err := stream.MarshalSummary(r.Summary)
+		if err != nil {
+			return err
+		}
+		if _, err := (jsonOut{e.stdout}).Write(b); err != nil {
+			return err
+		}
 	}
-	b, err := stream.MarshalSummary(r.Summary)
-	if err != nil {
-		return err
+	if code != 0 {
+		return exitError{code}
 	}
-	_, err = e.stdout.Write(b)
-	return err
+	return nil
 }

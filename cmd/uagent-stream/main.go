@@ -1,20 +1,18 @@
-// Command uagent-stream renders, checks, summarizes, draws and runs uagent v1
-// JSONL streams.
+// Command uagent-stream renders, checks, summarizes, draws, runs and
+// serves uagent v1 JSONL streams.
 //
-//	uagent-stream cat [-f] [--no-color] FILE|-
-//	uagent-stream validate [--json] [--exit-code N] FILE…
-//	uagent-stream stats [--check] FILE|-
+//	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-
+//	uagent-stream validate [--json] [--strict] [--exit-code N] FILE…
+//	uagent-stream stats [--check] [--allow-errors] FILE|-
 //	uagent-stream timeline [-o OUT.svg] FILE|-
-//	uagent-stream run [--json] [--no-color] [--grace D] -- COMMAND ARGS…
-//	uagent-stream schema [TYPE]
+//	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…
+//	uagent-stream schema [--strict] [TYPE]
+//	uagent-stream version
 //
-// It exits 0 on success, 1 on findings or failure and 2 on a usage error:
-// cat exits 1 when a line could not be read, validate when it reports a
-// violation, stats --check when the stats differ. run exits with the
-// command's own exit code, or 128+signal when a signal killed it.
-//
-// Colour is used only on a terminal, never when NO_COLOR is set, and every
-// string from a stream is sanitized before it reaches a terminal or an SVG.
+// It exits 0 on success, 1 on findings or failure and 2 on a usage error;
+// run exits with the command's own code (see the README). Colour is used
+// only on a terminal, never when NO_COLOR is set, and every string from a
+// stream is sanitized before it reaches any output.
 package main
 
 import (
@@ -23,6 +21,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
 )
 
@@ -30,20 +30,47 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `usage: uagent-stream COMMAND [flags] [FILE|-]
+// command is one subcommand: its synopsis and what it does.
+type command struct {
+	name, synopsis, summary string
+	run                     func(env, []string) error
+}
 
-commands:
-  cat [-f] [--no-color] FILE|-     render a run for people
-  validate [--json] FILE…          report every violation of the stream rules
-  stats [--check] FILE|-           print the summary recomputed from the events
-  timeline [-o OUT.svg] FILE|-     draw the run as an SVG
-  run [--json] -- COMMAND ARGS…    run a command that writes a stream, render it live
-  schema [TYPE]                    print the JSON Schema of a line, or of one event type
+// commands lists the subcommands, in the order of the help. (It is set in
+// init: the commands look themselves up in it.)
+var commands []command
 
-Run 'uagent-stream COMMAND -h' for a command's flags.
-`
+func init() {
+	commands = []command{
+		{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-", "render a run for people (live with -f)", cmdCat},
+		{"validate", "[--json] [--strict] [--exit-code N] FILE…", "report every violation of the stream rules", cmdValidate},
+		{"stats", "[--check] [--allow-errors] FILE|-", "print the summary recomputed from the events", cmdStats},
+		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
+		{"run", "[--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
+		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, or of one event type", cmdSchema},
+		{"version", "", "print the version and the VCS revision", cmdVersion},
+	}
+}
 
-// errUsage marks a usage error: exit 2.
+func lookup(name string) (command, bool) {
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands[i], true
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: uagent-stream COMMAND [flags] [FILE|-]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(&b, "  %-10s %s\n  %-10s   %s\n", c.name, c.synopsis, "", c.summary)
+	}
+	b.WriteString("\nRun 'uagent-stream help COMMAND' for a command's flags; 'uagent-stream --version' for the version.\n")
+	return b.String()
+}
+
+// errUsage marks a usage error whose message was printed: exit 2.
 var errUsage = errors.New("usage")
 
 // exitError carries an exit code without a message of its own.
@@ -58,30 +85,37 @@ type env struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
 	e := env{stdin: stdin, stdout: stdout, stderr: stderr}
-	cmds := map[string]func(env, []string) error{
-		"cat":      cmdCat,
-		"validate": cmdValidate,
-		"stats":    cmdStats,
-		"timeline": cmdTimeline,
-		"run":      cmdRun,
-		"schema":   cmdSchema,
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, "uagent-stream: want a COMMAND\n%s", usage())
+		return 2
 	}
 	name := args[0]
-	if name == "-h" || name == "-help" || name == "--help" || name == "help" {
-		fmt.Fprint(stdout, usage)
+	switch name {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage())
 		return 0
+	case "-version", "--version":
+		name = "version"
+	case "help":
+		if len(args) == 1 {
+			fmt.Fprint(stdout, usage())
+			return 0
+		}
+		c, ok := lookup(args[1])
+		if !ok {
+			fmt.Fprintf(stderr, "uagent-stream: unknown command %q\n%s", sanitize(args[1], false), usage())
+			return 2
+		}
+		args = []string{c.name, "-h"}
+		name = c.name
 	}
-	cmd, ok := cmds[name]
+	c, ok := lookup(name)
 	if !ok {
-		fmt.Fprintf(stderr, "uagent-stream: unknown command %q\n%s", name, usage)
+		fmt.Fprintf(stderr, "uagent-stream: unknown command %q\n%s", sanitize(name, false), usage())
 		return 2
 	}
-	err := cmd(e, args[1:])
+	err := c.run(e, args[1:])
 	var ee exitError
 	switch {
 	case err == nil:
@@ -93,37 +127,108 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, &ee):
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "uagent-stream: %s\n", strings.TrimPrefix(err.Error(), "uagent-stream: "))
+	fmt.Fprintf(stderr, "uagent-stream: %s\n", sanitize(strings.TrimPrefix(err.Error(), "uagent-stream: "), false))
 	return 1
 }
 
-// flags returns a FlagSet that prints its usage to stderr and reports
-// errors as usage errors.
-func flags(e env, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: uagent-stream %s %s\n", name, synopsis)
-		fs.PrintDefaults()
-	}
-	return fs
+// flagSet is a command's flags, with the help and usage errors it prints.
+type flagSet struct {
+	*flag.FlagSet
+	e   env
+	cmd command
+	// interleave lets flags follow the positional arguments (cat FILE
+	// --no-color); run sets it false, since what follows its COMMAND is the
+	// command's own.
+	interleave bool
 }
 
-// parse parses flags; a bad flag is a usage error, -h is not an error.
-func parse(fs *flag.FlagSet, args []string) error {
+// flags returns the flag set of the named command.
+func flags(e env, name string) *flagSet {
+	c, _ := lookup(name)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // the messages are printed by parse, with one prefix
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, e: e, cmd: c, interleave: true}
+}
+
+// help writes the command's synopsis and flags, spelled as the synopsis
+// spells them (--no-color, -f).
+func (fs *flagSet) help(w io.Writer) {
+	fmt.Fprintf(w, "usage: uagent-stream %s %s\n\n%s.\n", fs.cmd.name, fs.cmd.synopsis, fs.cmd.summary)
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprint(w, "\nflags:\n")
+			first = false
+		}
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		arg, text := flag.UnquoteUsage(f)
+		if arg != "" {
+			arg = " " + arg
+		}
+		def := ""
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, arg, text, def)
+	})
+}
+
+// parse parses the flags: -h prints the help on stdout (flag.ErrHelp, exit
+// 0); a bad flag prints one message and the help on stderr (exit 2).
+func (fs *flagSet) parse(args []string) error {
+	if fs.interleave {
+		args = fs.permute(args)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fs.help(fs.e.stdout)
 			return err
 		}
-		return errUsage
+		return fs.usageError(err.Error())
 	}
 	return nil
 }
 
-// usageError prints msg and the command's usage and returns errUsage.
-func usageError(e env, fs *flag.FlagSet, msg string) error {
-	fmt.Fprintf(e.stderr, "uagent-stream: %s\n", msg)
-	fs.Usage()
+// permute moves the flags before the positional arguments, up to "--".
+func (fs *flagSet) permute(args []string) []string {
+	var flagArgs, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			rest = append(rest, a)
+			continue
+		}
+		flagArgs = append(flagArgs, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBool(f) && i+1 < len(args) {
+			i++
+			flagArgs = append(flagArgs, args[i])
+		}
+	}
+	return append(flagArgs, rest...)
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// usageError prints msg and the command's help to stderr and returns
+// errUsage.
+func (fs *flagSet) usageError(msg string) error {
+	fmt.Fprintf(fs.e.stderr, "uagent-stream: %s: %s\n", fs.cmd.name, sanitize(msg, false))
+	fs.help(fs.e.stderr)
 	return errUsage
 }
 
@@ -141,14 +246,14 @@ func open(e env, name string) (io.ReadCloser, error) {
 
 // parseInput parses the flags of a command that reads one FILE or -, and
 // opens it.
-func parseInput(e env, fs *flag.FlagSet, args []string) (string, io.ReadCloser, error) {
-	if err := parse(fs, args); err != nil {
+func (fs *flagSet) parseInput(args []string) (string, io.ReadCloser, error) {
+	if err := fs.parse(args); err != nil {
 		return "", nil, err
 	}
 	if fs.NArg() != 1 {
-		return "", nil, usageError(e, fs, "want one FILE or -")
+		return "", nil, fs.usageError("want one FILE or -")
 	}
-	in, err := open(e, fs.Arg(0))
+	in, err := open(fs.e, fs.Arg(0))
 	return fs.Arg(0), in, err
 }
 
@@ -161,10 +266,55 @@ func useColor(w io.Writer, noColor bool) bool {
 	if os.Getenv("UAGENT_STREAM_FORCE_COLOR") != "" { // for tests of the coloured output
 		return true
 	}
+	return isTerminal(w)
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+func cmdVersion(e env, args []string) error {
+	fs := flags(e, "version")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, versionString())
+	return nil
+}
+
+// versionString is the module version and the VCS revision the command was
+// built from, as the build info has them.
+func versionString() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "uagent-stream (no build info)"
+	}
+	v := info.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, when, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	out := "uagent-stream " + v
+	if rev != "" {
+		out += fmt.Sprintf(" (%s %s%s)", rev, when, dirty)
+	}
+	return out + " " + info.GoVersion
 }

@@ -45,22 +45,63 @@ func TestUsage(t *testing.T) {
 	}{
 		{nil, 2, "usage: uagent-stream COMMAND"},
 		{[]string{"frobnicate"}, 2, `uagent-stream: unknown command "frobnicate"`},
-		{[]string{"cat"}, 2, "uagent-stream: want one FILE or -"},
-		{[]string{"cat", "a", "b"}, 2, "usage: uagent-stream cat [-f] [--no-color] FILE|-"},
-		{[]string{"cat", "--bogus", runFile}, 2, "flag provided but not defined: -bogus"},
-		{[]string{"validate"}, 2, "want at least one FILE or -"},
+		{[]string{"cat"}, 2, "uagent-stream: cat: want one FILE or -\nusage: uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-"},
+		{[]string{"cat", "a", "b"}, 2, "uagent-stream: cat: want one FILE or -"},
+		{[]string{"cat", "--bogus", runFile}, 2, "uagent-stream: cat: flag provided but not defined: -bogus\n"},
+		{[]string{"cat", "-f", "-"}, 2, "uagent-stream: cat: -f follows a FILE; standard input cannot be followed"},
+		{[]string{"validate"}, 2, "uagent-stream: validate: want at least one FILE or -"},
 		{[]string{"stats", "--check"}, 2, "want one FILE or -"},
 		{[]string{"timeline"}, 2, "want one FILE or -"},
-		{[]string{"cat", "-h"}, 0, "-no-color"},
+		{[]string{"help", "frobnicate"}, 2, `uagent-stream: unknown command "frobnicate"`},
 		{[]string{"cat", "does-not-exist.jsonl"}, 1, "uagent-stream: open does-not-exist.jsonl: "}, // then the system's words: "no such file or directory"
 	} {
-		code, _, stderr := runCmd(t, "", c.args...)
+		code, stdout, stderr := runCmd(t, "", c.args...)
 		assert.Equal(t, c.code, code, "%v", c.args)
 		assert.Contains(t, stderr, c.err, "%v", c.args)
+		assert.Empty(t, stdout, "%v: errors go to stderr", c.args)
+		assert.Equal(t, 1, strings.Count(stderr, "uagent-stream: "), "%v: one prefix", c.args)
 	}
-	code, stdout, _ := runCmd(t, "", "help")
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		assert.Equal(t, 0, code)
+		assert.Empty(t, stderr)
+		assert.Contains(t, stdout, "  timeline   [-o OUT.svg] FILE|-\n")
+	}
+	for _, args := range [][]string{{"help", "cat"}, {"cat", "-h"}, {"cat", "--help"}} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		assert.Equal(t, 0, code, "%v", args)
+		assert.Empty(t, stderr, "%v: help goes to stdout", args)
+		assert.Contains(t, stdout, "usage: uagent-stream cat [-f] [--no-color]", "%v", args)
+		assert.Contains(t, stdout, "\n  --no-color\n", "%v: flags spelled as the synopsis spells them", args)
+		assert.Contains(t, stdout, "\n  -f\n", "%v", args)
+		assert.NotContains(t, stdout, "\n  -no-color", "%v", args)
+	}
+	code, stdout, _ := runCmd(t, "", "help", "validate")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, stdout, "timeline [-o OUT.svg] FILE|-")
+	assert.Contains(t, stdout, "  --exit-code code\n")
+}
+
+// Flags may come after the positional arguments, as people type them.
+func TestFlagsAnywhere(t *testing.T) {
+	_, want, _ := runCmd(t, "", "cat", "--no-color", "--no-reasoning", runFile)
+	code, got, stderr := runCmd(t, "", "cat", runFile, "--no-color", "--no-reasoning")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, want, got)
+	code, got, _ = runCmd(t, "", "validate", runFile, "--exit-code", "0", "--strict")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, got)
+	code, got, _ = runCmd(t, "", "schema", "tool_called", "--strict")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, got, "strict/tool_called.schema.json")
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		assert.Equal(t, 0, code)
+		assert.Empty(t, stderr)
+		assert.Regexp(t, `^uagent-stream \S+( \(\w+ \S+(, modified)?\))? go1\.\d+`, stdout)
+	}
 }
 
 func TestCatGolden(t *testing.T) {
@@ -459,3 +500,5 @@ func TestAssignLanes(t *testing.T) {
 	assert.Zero(t, more)
 	assert.Equal(t, 2, assignLanes([]bar{b(0, 9), b(1, 9), b(2, 9)}, 1), "beyond the limit, bars go to the limit lane")
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,15 +23,17 @@ import (
 // run was interrupted, 127 when the command does not exist and 126 when it
 // cannot be executed.
 func cmdRun(e env, args []string) error {
-	fl := flags(e, "run", "[--json] [--no-color] [--grace D] -- COMMAND ARGS…")
-	asJSON := fl.Bool("json", false, "pass the JSONL through unchanged instead of rendering it")
+	fl := flags(e, "run")
+	fl.interleave = false // what follows COMMAND is the command's own
+	asJSON := fl.Bool("json", false, "pass the JSONL through instead of rendering it (control, bidi and invisible characters written as \\u escapes: the same JSON values)")
+	save := fl.String("save", "", "also write the raw stream, byte for byte, to this `file` (as tee would)")
 	noColor := fl.Bool("no-color", false, "never colour the output")
 	grace := fl.Duration("grace", 5*time.Second, "on interrupt, how long to wait before killing what is left")
-	if err := parse(fl, args); err != nil {
+	if err := fl.parse(args); err != nil {
 		return err
 	}
 	if fl.NArg() == 0 {
-		return usageError(e, fl, "want a COMMAND to run")
+		return fl.usageError("want a COMMAND to run")
 	}
 	// The command owns its process: descendants that leave the run's
 	// process group are reparented here (Linux) and stopped at the end.
@@ -43,11 +46,25 @@ func cmdRun(e env, args []string) error {
 	cmd.Stdin = e.stdin
 	stderr := &lastByte{w: e.stderr}
 	cmd.Stderr = stderr
-	restore := foreground(cmd, e.stdin)
-	opts := []stream.Option{stream.WithGrace(*grace)}
-	if *asJSON {
-		opts = append(opts, stream.WithStdoutCopy(e.stdout))
+	var copies []io.Writer
+	if *save != "" {
+		f, err := os.Create(*save)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		copies = append(copies, f)
 	}
+	var jsonLines *lineWriter
+	if *asJSON {
+		jsonLines = &lineWriter{w: jsonOut{e.stdout}}
+		copies = append(copies, jsonLines)
+	}
+	opts := []stream.Option{stream.WithGrace(*grace)}
+	if len(copies) > 0 {
+		opts = append(opts, stream.WithStdoutCopy(io.MultiWriter(copies...)))
+	}
+	restore := foreground(cmd, e.stdin)
 	run, err := stream.Start(ctx, cmd, opts...)
 	if err != nil {
 		restore()
@@ -65,9 +82,14 @@ func cmdRun(e env, args []string) error {
 		for range run.Events() {
 		}
 	} else {
-		renderErr = newRenderer(e.stdout, useColor(e.stdout, *noColor)).renderEach(run.Events())
+		r := newRenderer(e.stdout, useColor(e.stdout, *noColor), true)
+		renderErr = r.renderEach(run.Events())
+		r.flush()
 	}
 	o, err := run.Wait()
+	if jsonLines != nil {
+		jsonLines.flush()
+	}
 	restore()
 	reapOrphans(*grace)
 	if err == nil {
@@ -99,6 +121,31 @@ func cmdRun(e env, args []string) error {
 		return nil
 	}
 	return exitError{code}
+}
+
+// lineWriter passes whole lines to w, so that w sees no character cut in
+// two; flush writes what is left.
+type lineWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
+		if _, err := l.w.Write(l.buf[:i+1]); err != nil {
+			return 0, err
+		}
+		l.buf = append(l.buf[:0], l.buf[i+1:]...)
+	}
+	return len(p), nil
+}
+
+func (l *lineWriter) flush() {
+	if len(l.buf) > 0 {
+		l.w.Write(l.buf)
+		l.buf = l.buf[:0]
+	}
 }
 
 // lastByte passes writes through and remembers whether the last byte

@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/testenv"
 )
 
@@ -62,6 +63,48 @@ func TestRunCommand(t *testing.T) {
 
 	code, _, _ = runCmd(t, "", "run")
 	assert.Equal(t, 2, code)
+}
+
+// run --save keeps the raw stream while rendering it; run --json escapes
+// what a terminal would act on, line by line, keeping the JSON values.
+func TestRunSaveAndJSON(t *testing.T) {
+	raw, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	saved := filepath.Join(t.TempDir(), "saved.jsonl")
+	_, want, _ := runCmd(t, "", "cat", runFile)
+	code, stdout, _ := runCmd(t, "", "run", "--save", saved, "--", fakeUagent, "-replay", runFile)
+	assert.Equal(t, 0, code)
+	assert.Equal(t, want, stdout, "rendered")
+	got, err := os.ReadFile(saved)
+	require.NoError(t, err)
+	assert.Equal(t, string(raw), string(got), "saved byte for byte")
+
+	tricky := sinkFile(t, stream.RunStarted{At: t1, Model: "m\u009b\u202e"}, stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusOK}})
+	code, stdout, _ = runCmd(t, "", "run", "--json", "--save", saved, "--", fakeUagent, "-replay", tricky)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"model":"m\u009b\u202e"`)
+	assert.NotContains(t, stdout, "\u202e")
+	got, err = os.ReadFile(saved)
+	require.NoError(t, err)
+	rawTricky, err := os.ReadFile(tricky)
+	require.NoError(t, err)
+	assert.Equal(t, string(rawTricky), string(got), "--save keeps the raw bytes")
+}
+
+// Ctrl-C on cat -f says that the run was still going.
+func TestCatFollowInterrupted(t *testing.T) {
+	full, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "live.jsonl")
+	require.NoError(t, os.WriteFile(path, bytes.Join(bytes.SplitAfter(full, []byte("\n"))[:5], nil), 0o644))
+	cmd := exec.Command(self(t), "cat", "-f", path)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "user: List the files") }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	assert.Equal(t, 130, waitExit(t, cmd), errOut.String())
+	assert.Contains(t, out.String(), "── interrupted: the run was still going (no run_finished yet)")
 }
 
 var (

@@ -10,13 +10,13 @@ import (
 // cmdSchema prints the line schema, or the schema of one event type (or of
 // the summary).
 func cmdSchema(e env, args []string) error {
-	fs := flags(e, "schema", "[--strict] [TYPE]\n\nTYPE is one of: "+strings.Join(stream.SchemaNames(), ", "))
+	fs := flags(e, "schema")
 	strict := fs.Bool("strict", false, "the strict schema: every field the current writer always writes is required")
-	if err := parse(fs, args); err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return usageError(e, fs, "want at most one TYPE")
+		return fs.usageError("want at most one TYPE, one of: " + strings.Join(stream.SchemaNames(), ", "))
 	}
 	get := stream.Schema
 	if *strict {
@@ -24,7 +24,7 @@ func cmdSchema(e env, args []string) error {
 	}
 	b, err := get(fs.Arg(0))
 	if err != nil {
-		return usageError(e, fs, fmt.Sprintf("no schema %q", sanitize(fs.Arg(0), false)))
+		return fs.usageError(fmt.Sprintf("no schema %q; TYPE is one of: %s", fs.Arg(0), strings.Join(stream.SchemaNames(), ", ")))
 	}
 	_, err = e.stdout.Write(b)
 	return err

@@ -18,9 +18,9 @@ import (
 )
 
 func cmdTimeline(e env, args []string) error {
-	fs := flags(e, "timeline", "[-o OUT.svg] FILE|-")
-	out := fs.String("o", "", "write the SVG to this file instead of standard output")
-	_, in, err := parseInput(e, fs, args)
+	fs := flags(e, "timeline")
+	out := fs.String("o", "", "write the SVG to this `file` instead of standard output")
+	_, in, err := fs.parseInput(args)
 	if err != nil {
 		return err
 	}

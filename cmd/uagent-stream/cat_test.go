@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+)
+
+// sinkFile writes events to a file in a temporary directory.
+func sinkFile(t *testing.T, evs ...stream.Event) string {
+	var buf bytes.Buffer
+	s := stream.NewSink(&buf)
+	for _, e := range evs {
+		s.Emit(e)
+	}
+	require.NoError(t, s.Err())
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	return path
+}
+
+var t1 = time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+
+func TestCatHeaderAndSummary(t *testing.T) {
+	path := sinkFile(t, stream.RunStarted{At: t1, RunID: "r1"},
+		stream.TurnStarted{At: t1, Turn: 1},
+		stream.ReasoningSummary{At: t1, Text: "pondering"},
+		stream.AssistantMessage{At: t1, Text: "the answer", Final: true},
+		stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusOK, Stats: stream.Stats{Turns: 1}, Answer: "the answer"}})
+	code, out, _ := runCmd(t, "", "cat", path)
+	require.Equal(t, 0, code)
+	assert.Equal(t, "run r1 · started 2026-09-23 12:00:00 UTC\n", strings.SplitAfter(out, "\n")[0], "empty header fields are hidden")
+	assert.Contains(t, out, " · 1 turn · ")
+	assert.Equal(t, 1, strings.Count(out, "the answer"), "the answer is printed once")
+	assert.Contains(t, out, "pondering")
+	_, out, _ = runCmd(t, "", "cat", "--no-reasoning", path)
+	assert.NotContains(t, out, "pondering")
+
+	_, out, _ = runCmd(t, "", "cat", runFile)
+	assert.Contains(t, out, "session 7ef82dc2 · started 2026-09-23 12:39:18 UTC")
+	assert.Contains(t, out, " · 2 turns · ")
+}
+
+func TestCatToolOutput(t *testing.T) {
+	dir := t.TempDir()
+	out, errp := filepath.Join(dir, "out"), filepath.Join(dir, "err")
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	require.NoError(t, os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(errp, []byte("oops \x1b[31mred\n"), 0o644))
+	path := sinkFile(t, stream.RunStarted{At: t1},
+		stream.ToolStarted{At: t1, CallID: "c", OpID: "o", Name: "Bash", Label: "seq"},
+		stream.ToolFinished{At: t1, CallID: "c", OpID: "o", Name: "Bash", Label: "seq", OK: true, Detail: "exit 0", OutPath: out, ErrPath: errp},
+		stream.ToolFinished{At: t1, CallID: "d", OpID: "p", Name: "Bash", Label: "gone", OK: true, OutPath: filepath.Join(dir, "missing")})
+	_, plain, _ := runCmd(t, "", "cat", path)
+	assert.NotContains(t, plain, "line 49", "only when asked")
+	_, got, _ := runCmd(t, "", "cat", "--tool-output", path)
+	assert.Contains(t, got, "stdout │ line 45\n")
+	assert.Contains(t, got, "stdout │ line 49\n")
+	assert.NotContains(t, got, "line 44", "the last lines only")
+	assert.Contains(t, got, `stderr │ oops \x1b[31mred`, "sanitized")
+	assert.NotContains(t, got, "\x1b")
+}
+
+// countingWriter counts the Write calls.
+type countingWriter struct {
+	bytes.Buffer
+	writes int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.writes++
+	return c.Buffer.Write(p)
+}
+
+func TestCatWritesThroughABuffer(t *testing.T) {
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	var w countingWriter
+	r := newRenderer(&w, false, false)
+	require.NoError(t, r.renderAll(stream.NewDecoder(bytes.NewReader(b))))
+	r.flush()
+	assert.Equal(t, 1, w.writes, "one write for the whole run")
+
+	var live countingWriter
+	r = newRenderer(&live, false, true)
+	require.NoError(t, r.renderAll(stream.NewDecoder(bytes.NewReader(b))))
+	assert.GreaterOrEqual(t, live.writes, 15, "live, every event that prints is flushed as it comes")
+	assert.Equal(t, w.String(), live.String())
+}
+
+func TestStatsLineErrorsAndEmptyStreams(t *testing.T) {
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	broken := append([]byte("{not json\n"), b...)
+	code, stdout, stderr := runCmd(t, string(broken), "stats", "-")
+	assert.Equal(t, 1, code, "a line that cannot be read fails stats")
+	assert.Contains(t, stderr, "uagent-stream: -: 1 of 22 lines could not be read")
+	assert.Contains(t, stdout, `"status": "ok"`, "the summary is still printed")
+	code, _, _ = runCmd(t, string(broken), "stats", "--allow-errors", "-")
+	assert.Equal(t, 0, code)
+
+	code, stdout, stderr = runCmd(t, "", "stats", "-")
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stdout, "no summary dated year 1")
+	assert.Equal(t, "uagent-stream: -: an empty stream: no line to summarize\n", stderr)
+}
+
+func TestByteOrderMark(t *testing.T) {
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	withBOM := "\xef\xbb\xbf" + string(b)
+	code, out, _ := runCmd(t, withBOM, "cat", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "✗ stream: line 1, byte 0: a byte-order mark (U+FEFF, bytes EF BB BF) at the start of the stream")
+	assert.Contains(t, out, "run 20260923T123918Z-demo", "the first line is still read")
+	code, out, _ = runCmd(t, withBOM, "validate", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "-:1: byte 0: a byte-order mark")
+}
+
+// JSON outputs write the characters a terminal may act on, or that hide
+// text, as \u escapes: the same JSON values.
+func TestJSONOutputsEscapeTerminalControls(t *testing.T) {
+	tricky := "a\u0085b\u009bc\u007fd\u202ee\u200bf\u00adg\U000E0041h"
+	path := sinkFile(t, stream.RunStarted{At: t1, Model: tricky}, stream.RunnerError{At: t1, Message: tricky},
+		stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusError, Answer: tricky}})
+	_, stats, _ := runCmd(t, "", "stats", path)
+	_, findings, _ := runCmd(t, "", "validate", "--json", path)
+	for name, out := range map[string]string{"stats": stats, "validate --json": findings} {
+		require.NotEmpty(t, out, name)
+		for _, r := range tricky {
+			if r > 'z' {
+				assert.NotContains(t, out, string(r), "%s: %U raw", name, r)
+			}
+		}
+	}
+	assert.Contains(t, stats, `a\u0085b\u009bc\u007fd\u202ee\u200bf\u00adg\udb40\udc41h`)
+	var s stream.SummaryDTO
+	require.NoError(t, jsonUnmarshal([]byte(stats), &s))
+	assert.Equal(t, tricky, s.Model, "the same JSON value")
+}
+
+// cat -f waits for a file that does not exist yet, and starts over, with a
+// visible separator, when the file is replaced or truncated.
+func TestCatFollowWaitsAndStartsOver(t *testing.T) {
+	old := pollInterval
+	pollInterval = 5 * time.Millisecond
+	t.Cleanup(func() { pollInterval = old })
+	full, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	head := bytes.Join(bytes.SplitAfter(full, []byte("\n"))[:5], nil)
+	for _, how := range []string{"replaced", "truncated"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "live.jsonl")
+			type result struct {
+				code           int
+				stdout, stderr string
+			}
+			done := make(chan result, 1)
+			go func() {
+				code, stdout, stderr := runCmd(t, "", "cat", "-f", path)
+				done <- result{code, stdout, stderr}
+			}()
+			time.Sleep(50 * time.Millisecond) // cat -f is waiting for the file
+			require.NoError(t, os.WriteFile(path, head, 0o644))
+			time.Sleep(100 * time.Millisecond) // cat -f has read the first run's lines
+			if how == "replaced" {
+				tmp := filepath.Join(dir, "new.jsonl")
+				require.NoError(t, os.WriteFile(tmp, full, 0o644))
+				require.NoError(t, os.Rename(tmp, path))
+			} else {
+				require.NoError(t, os.Truncate(path, 0))
+				time.Sleep(100 * time.Millisecond) // cat -f sees the shorter file
+				require.NoError(t, os.WriteFile(path, full, 0o644))
+			}
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("cat -f did not stop after the new run's run_finished")
+			}
+			assert.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stderr, "uagent-stream: waiting for "+path+" to appear")
+			first, second, ok := strings.Cut(r.stdout, "── "+path+" was replaced or truncated: a new run starts ──\n")
+			require.True(t, ok, r.stdout)
+			assert.Contains(t, first, "user: List the files", "the first run as far as it went")
+			_, want, _ := runCmd(t, "", "cat", runFile)
+			assert.Equal(t, want, second, "the new run from its start")
+		})
+	}
+}

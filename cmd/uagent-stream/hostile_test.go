@@ -1,0 +1,117 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+)
+
+// hostile holds what a terminal acts on or a reader cannot see: OSC 52
+// (write the clipboard), screen clearing, a link, C1 controls, DEL, bidi
+// overrides, zero-width and invisible characters, tag characters, BEL,
+// backspace, NUL, carriage return, and markup.
+const hostile = "\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\x1b]8;;http://evil\x1b\\ok\u0085\u009b31m\x7f\u202e\u2066\u200b\u00ad\U000E0041\ufeff\x00\x08\r<script>&"
+
+// fillStrings sets every string field of v, a pointer to a struct, to s,
+// descending into structs.
+func fillStrings(v reflect.Value, s string) {
+	v = v.Elem()
+	for i := range v.NumField() {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(s)
+		case reflect.Struct:
+			if f.Type() != reflect.TypeFor[time.Time]() {
+				fillStrings(f.Addr(), s)
+			}
+		case reflect.Slice:
+			if f.Type().Elem().Kind() == reflect.String {
+				f.Set(reflect.ValueOf([]string{s, s}))
+			}
+		case reflect.Map:
+			f.Set(reflect.ValueOf(map[string]int{s: 1}))
+		}
+	}
+}
+
+// hostileEverywhere is a run whose every string, of every event type, is
+// hostile, with an unknown type and a bad line of hostile bytes too.
+func hostileEverywhere(t *testing.T) []byte {
+	var buf bytes.Buffer
+	s := stream.NewSink(&buf)
+	evs := []stream.Event{&stream.RunStarted{}, &stream.PreflightWarning{}, &stream.UserMessage{}, &stream.DeveloperMessage{},
+		&stream.ControlInput{}, &stream.TurnStarted{Turn: 1}, &stream.ModelResponded{Turn: 1}, &stream.ToolCalled{},
+		&stream.ToolStarted{}, &stream.AssistantMessage{Final: true}, &stream.ReasoningSummary{}, &stream.RunnerError{},
+		&stream.ToolFinished{}}
+	for i, e := range evs {
+		fillStrings(reflect.ValueOf(e), hostile)
+		reflect.ValueOf(e).Elem().FieldByName("At").Set(reflect.ValueOf(t1.Add(time.Duration(i) * time.Millisecond)))
+		s.Emit(e)
+	}
+	buf.WriteString(`{"v":1,"type":"\u001b]52;c;eA==\u0007\u202e","at":"2026-09-23T12:00:00.5Z"}` + "\n")
+	buf.WriteString(`{"v":1,"type":"\u001b[2J","at":"` + "\x1b[2J" + `"}` + "\n")
+	fin := &stream.RunFinished{At: t1.Add(time.Second)}
+	fillStrings(reflect.ValueOf(&fin.Result), hostile)
+	s.Emit(fin)
+	require.NoError(t, s.Err())
+	return buf.Bytes()
+}
+
+// unsafeOutput returns the characters of out that no output may hold:
+// control characters (Cc: C0 but newline, DEL, C1) and format characters
+// (Cf: bidi controls, zero-width and invisible ones, tag characters), and
+// invalid UTF-8. It judges by Unicode's categories, not by the code under
+// test.
+func unsafeOutput(out string) []string {
+	var bad []string
+	for i, r := range out {
+		if r == utf8.RuneError && !strings.HasPrefix(out[i:], "\uFFFD") || r != '\n' && unicode.In(r, unicode.Cc, unicode.Cf) {
+			bad = append(bad, out[max(0, i-20):min(len(out), i+10)])
+		}
+	}
+	return bad
+}
+
+// Every output of every command keeps hostile stream bytes in check.
+func TestNoCommandOutputsHostileBytes(t *testing.T) {
+	t.Setenv("NO_COLOR", "1") // the tool's own colour codes aside, nothing may carry ESC
+	dir := t.TempDir()
+	path := filepath.Join(dir, "run"+hostile[:12]+"\u202e.jsonl")
+	require.NoError(t, os.WriteFile(path, hostileEverywhere(t), 0o644))
+	// The tool output files a hostile run names.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "out"), []byte("fine\n"+hostile+"\n"), 0o644))
+	svg := filepath.Join(dir, "t.svg")
+	for _, args := range [][]string{
+		{"cat", path}, {"cat", "--tool-output", path}, {"cat", "-f", path},
+		{"validate", path}, {"validate", "--json", path}, {"validate", "--strict", path},
+		{"stats", path}, {"stats", "--check", path},
+		{"timeline", path}, {"timeline", "-o", svg, path},
+		{"run", "--", "cat", path}, {"run", "--json", "--", "cat", path}, {"run", "--", path},
+		{"schema", hostile}, {"help", hostile}, {hostile}, {"cat", "--" + hostile, path}, {"cat", path + hostile},
+	} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		for what, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			assert.Empty(t, unsafeOutput(out), "%s of %q (exit %d)", what, args[:1], code)
+		}
+		if args[0] == "timeline" && len(args) == 2 {
+			require.NoError(t, xml.Unmarshal([]byte(stdout), new(svgDoc)), "the SVG is well-formed")
+		}
+	}
+	b, err := os.ReadFile(svg)
+	require.NoError(t, err)
+	assert.Empty(t, unsafeOutput(string(b)), "the SVG file")
+}
