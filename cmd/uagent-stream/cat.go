@@ -266,7 +266,7 @@ func (r *renderer) render(dto any) {
 		if !d.At.IsZero() {
 			started = "started " + d.At.UTC().Format("2006-01-02 15:04:05 UTC")
 		}
-		r.printf("%s%s%s\n", p.bold, joinNonEmpty(" · ", prefixed("run ", oneLine(d.RunID, 80)) + p.reset + p.bold,
+		r.printf("%s%s%s\n", p.bold, joinNonEmpty(" · ", prefixed("run ", oneLine(d.RunID, 80))+p.reset+p.bold,
 			joinNonEmpty(" ", oneLine(d.Provider, 40), oneLine(d.Model, 40)), prefixed("effort ", oneLine(d.Effort, 20)),
 			oneLine(d.Workspace, 120), prefixed("session ", oneLine(d.SessionID, 80)), started), p.reset)
 	case stream.PreflightWarningDTO:

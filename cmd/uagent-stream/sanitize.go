@@ -168,7 +168,9 @@ func escapeJSON(p []byte) []byte {
 }
 
 // jsonOut is a writer of JSON text that goes through escapeJSON.
-type jsonOut struct{ w interface{ Write([]byte) (int, error) } }
+type jsonOut struct {
+	w interface{ Write([]byte) (int, error) }
+}
 
 func (j jsonOut) Write(p []byte) (int, error) {
 	if _, err := j.w.Write(escapeJSON(p)); err != nil {
