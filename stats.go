@@ -467,65 +467,92 @@ func (r Recomputed) Diff() []Difference {
 // Lines that cannot be decoded are counted and skipped; lines after
 // run_finished are not folded. The error is nil unless the reader failed.
 func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
-	var (
-		out     Recomputed
-		c       = NewStatsCollector()
-		started *RunStartedDTO
-		last    time.Time
-	)
+	var s Summarizer
 	dec := NewDecoder(r, opts...)
 	for dto, err := range dec.All() {
 		if err != nil {
 			if _, ok := errors.AsType[*LineError](err); !ok {
-				return out, err
+				return s.Recomputed(), err
 			}
-			out.LineErrors++
-			if len(out.FirstErrors) < maxKeptErrors {
-				out.FirstErrors = append(out.FirstErrors, err)
-			}
-			continue
 		}
-		out.Lines++
-		if out.Recorded != nil {
-			continue
-		}
-		switch d := dto.(type) {
-		case RunStartedDTO:
-			if started == nil {
-				started = &d
-			}
-		case RunFinishedDTO:
-			out.Recorded, out.recordedFields = &d.Summary, summaryFields(dec.Raw())
-			c.Close(d.At)
-		case UnknownDTO:
-			last = d.At
-			continue
-		}
-		if e, ok := DTOToEvent(dto); ok {
-			c.Add(e)
-			last = e.OccurredAt()
-		}
+		s.Add(dto, err, dec.Raw())
 	}
+	return s.Recomputed(), nil
+}
+
+// Summarizer rebuilds a run's summary from its lines as they arrive, as
+// [Summarize] does for a whole stream, so that a live view can show the
+// summary so far. The zero Summarizer is ready. It is not safe for
+// concurrent use.
+type Summarizer struct {
+	c       StatsCollector
+	out     Recomputed
+	started *RunStartedDTO
+	last    time.Time
+}
+
+// Add folds one line: what a [Decoder] returned for it, and its raw bytes
+// (only the run_finished line's are read, to know which summary fields it
+// has; they are not kept). A line error is counted; lines after
+// run_finished are counted but not folded.
+func (s *Summarizer) Add(dto any, err error, raw []byte) {
+	out := &s.out
+	if err != nil {
+		out.LineErrors++
+		if len(out.FirstErrors) < maxKeptErrors {
+			out.FirstErrors = append(out.FirstErrors, err)
+		}
+		return
+	}
+	out.Lines++
+	if out.Recorded != nil {
+		return
+	}
+	switch d := dto.(type) {
+	case RunStartedDTO:
+		if s.started == nil {
+			s.started = &d
+		}
+	case RunFinishedDTO:
+		out.Recorded, out.recordedFields = &d.Summary, summaryFields(raw)
+		s.c.Close(d.At)
+	case UnknownDTO:
+		s.last = d.At
+		return
+	}
+	if e, ok := DTOToEvent(dto); ok {
+		s.c.Add(e)
+		s.last = e.OccurredAt()
+	}
+}
+
+// Recomputed returns the summary of the lines added so far; a stream
+// without run_finished so far is treated as cut off at its last line. The
+// result is the caller's.
+func (s *Summarizer) Recomputed() Recomputed {
+	out := s.out
+	out.FirstErrors = slices.Clone(out.FirstErrors)
 	out.CutOff = out.Recorded == nil
+	c := s.c // a copy: closing it for a cut-off stream leaves s as it was
 	if out.CutOff {
-		c.Close(last)
+		c.Close(s.last)
 	}
 	stats := c.Stats()
-	s := SummaryToDTO(Result{Stats: stats, Answer: c.Answer()})
-	if started != nil {
-		s.RunID, s.SessionID, s.Provider = started.RunID, started.SessionID, started.Provider
-		s.Model, s.Effort, s.Workspace = started.Model, started.Effort, started.Workspace
+	sum := SummaryToDTO(Result{Stats: stats, Answer: c.Answer()})
+	if st := s.started; st != nil {
+		sum.RunID, sum.SessionID, sum.Provider = st.RunID, st.SessionID, st.Provider
+		sum.Model, sum.Effort, sum.Workspace = st.Model, st.Effort, st.Workspace
 	}
 	if f := out.Recorded; f != nil {
-		s.Status, s.RunnerExitCode, s.StartedAt, s.WallMS = f.Status, f.RunnerExitCode, f.StartedAt, f.WallMS
+		sum.Status, sum.RunnerExitCode, sum.StartedAt, sum.WallMS = f.Status, f.RunnerExitCode, f.StartedAt, f.WallMS
 	} else {
-		s.RunnerExitCode = -1
-		s.Status = string(Classify(NoTermination, -1, stats))
-		if started != nil {
-			s.StartedAt = started.At
-			s.WallMS = last.Sub(started.At).Milliseconds()
+		sum.RunnerExitCode = -1
+		sum.Status = string(Classify(NoTermination, -1, stats))
+		if s.started != nil {
+			sum.StartedAt = s.started.At
+			sum.WallMS = s.last.Sub(s.started.At).Milliseconds()
 		}
 	}
-	out.Summary = s
-	return out, nil
+	out.Summary = sum
+	return out
 }

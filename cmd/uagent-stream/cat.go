@@ -50,7 +50,7 @@ func cmdCat(e env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fr := &follower{ctx: ctx, path: name, done: &r.finished, waiting: func() {
+	fr := &follower{ctx: ctx, path: name, done: r.finished.Load, waiting: func() {
 		fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(name, false))
 	}}
 	defer fr.close()
@@ -90,8 +90,8 @@ var errReplaced = errors.New("the file was replaced or truncated")
 type follower struct {
 	ctx     context.Context
 	path    string
-	done    *atomic.Bool
-	waiting func() // called once when the file does not exist yet
+	done    func() bool // the stream has ended: stop at the end of the file
+	waiting func()      // called once when the file does not exist yet
 
 	f      *os.File
 	off    int64 // bytes read from f
@@ -120,7 +120,7 @@ func (r *follower) Read(p []byte) (int, error) {
 			if n > 0 || err != io.EOF {
 				return n, err
 			}
-			if r.done.Load() {
+			if r.done() {
 				return 0, io.EOF
 			}
 			if r.replaced() {

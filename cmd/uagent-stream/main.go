@@ -47,6 +47,7 @@ func init() {
 		{"stats", "[--check] [--allow-errors] FILE|-", "print the summary recomputed from the events", cmdStats},
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
+		{"serve", "[--addr HOST:PORT] [--public] [--grace D] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
 		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, or of one event type", cmdSchema},
 		{"version", "", "print the version and the VCS revision", cmdVersion},
 	}

@@ -69,13 +69,7 @@ func cmdRun(e env, args []string) error {
 	if err != nil {
 		restore()
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		switch {
-		case errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
-			return exitError{127}
-		case errors.Is(err, fs.ErrPermission):
-			return exitError{126}
-		}
-		return exitError{1}
+		return exitError{startFailure(err)}
 	}
 	var renderErr error
 	if *asJSON {
@@ -95,14 +89,10 @@ func cmdRun(e env, args []string) error {
 	if err == nil {
 		err = renderErr
 	}
-	code := o.ExitCode
+	code := exitCode(o)
 	how := fmt.Sprintf("exit %d", o.ExitCode)
 	if sig, ok := o.Signal.(syscall.Signal); ok {
-		code = 128 + int(sig)
 		how = fmt.Sprintf("killed by signal %d (%s)", int(sig), sig)
-	}
-	if o.Status == stream.StatusInterrupted {
-		code = stream.ExitInterrupted
 	}
 	errs := ""
 	if o.LineErrors > 0 {
@@ -121,6 +111,32 @@ func cmdRun(e env, args []string) error {
 		return nil
 	}
 	return exitError{code}
+}
+
+// exitCode is the exit code of run (and serve) for a run's outcome: the
+// command's own, 128+signal when a signal killed it, 130 when the run was
+// interrupted.
+func exitCode(o stream.Outcome) int {
+	code := o.ExitCode
+	if sig, ok := o.Signal.(syscall.Signal); ok {
+		code = 128 + int(sig)
+	}
+	if o.Status == stream.StatusInterrupted {
+		code = stream.ExitInterrupted
+	}
+	return code
+}
+
+// startFailure is the exit code for a command that could not start: 127
+// when it does not exist, 126 when it cannot be executed, as shells say.
+func startFailure(err error) int {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
+		return 127
+	case errors.Is(err, fs.ErrPermission):
+		return 126
+	}
+	return 1
 }
 
 // lineWriter passes whole lines to w, so that w sees no character cut in

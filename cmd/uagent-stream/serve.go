@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/uagentkit/stream"
+)
+
+//go:embed web
+var web embed.FS
+
+// page serves the viewer page: index.html, its script and its style, all
+// embedded, with the package's local-only guard and CSP.
+func page() http.Handler {
+	sub, _ := fs.Sub(web, "web")
+	return http.FileServerFS(sub)
+}
+
+// serveMux is the whole HTTP interface: the page, and the stream's events
+// and summary from the package's Handler.
+func serveMux(rec *stream.Recording) http.Handler {
+	mux := http.NewServeMux()
+	h := stream.NewHandler(rec)
+	mux.Handle("GET /events", h)
+	mux.Handle("GET /summary", h)
+	mux.Handle("GET /", page())
+	return stream.LocalOnly(mux)
+}
+
+// listenerHook, when set, is told the listener (for tests that pick port 0).
+var listenerHook func(net.Listener)
+
+// cmdServe serves a run to browsers: a file being written (followed until
+// its run_finished), standard input, or a command started as run starts
+// it. It keeps serving after the run has ended, until interrupted.
+func cmdServe(e env, args []string) error {
+	fl := flags(e, "serve")
+	addr := fl.String("addr", "127.0.0.1:8080", "listen on this `host:port`")
+	public := fl.Bool("public", false, "allow --addr to be an address other than a loopback one (the run is then readable by anyone who can reach it)")
+	grace := fl.Duration("grace", 5*time.Second, "for a command: how long an interrupted run gets before what is left of it is killed")
+	if err := fl.parse(args); err != nil {
+		return err
+	}
+	var command []string
+	if i := indexOf(args, "--"); i >= 0 {
+		command = args[i+1:]
+	}
+	switch {
+	case command == nil && fl.NArg() != 1:
+		return fl.usageError("want one FILE or -, or -- COMMAND ARGS…")
+	case command != nil && len(command) == 0:
+		return fl.usageError("want a COMMAND after --")
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return fl.usageError(fmt.Sprintf("--addr %q: %v", *addr, err))
+	}
+	if ip := net.ParseIP(host); !*public && !(host == "localhost" || ip != nil && ip.IsLoopback()) {
+		return fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to serve the run beyond this machine", *addr))
+	}
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("serve: cannot listen on %s: %w", *addr, err)
+	}
+	if listenerHook != nil {
+		listenerHook(l)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rec := stream.NewRecording()
+	served := make(chan error, 1)
+	go func() { served <- stream.ServeUntil(ctx, l, serveMux(rec), 2*time.Second) }()
+	fmt.Fprintf(e.stderr, "uagent-stream: serving http://%s/\n", l.Addr())
+
+	code := 0
+	switch {
+	case command != nil:
+		code = serveCommand(ctx, e, rec, command, *grace)
+	case fl.Arg(0) == "-":
+		if err := rec.Consume(e.stdin); err != nil {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
+		}
+		rec.End(stream.EndOf(rec))
+	default:
+		fr := &follower{ctx: ctx, path: fl.Arg(0), done: rec.Finished, waiting: func() {
+			fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(fl.Arg(0), false))
+		}}
+		if err := rec.Consume(fr); err != nil && !errors.Is(err, errReplaced) {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
+		}
+		fr.close()
+		rec.End(stream.EndOf(rec))
+	}
+	if ctx.Err() == nil {
+		fmt.Fprintln(e.stderr, "uagent-stream: the run has ended; serving until interrupted (Ctrl-C)")
+	}
+	<-ctx.Done()
+	if err := <-served; err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// serveCommand runs the command as run does, records its stream live and
+// ends the record with its outcome; it returns run's exit code.
+func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []string, grace time.Duration) int {
+	becomeSubreaper()
+	cmd := exec.Command(command[0], command[1:]...)
+	cmd.Stdin = e.stdin
+	cmd.Stderr = e.stderr
+	pr, pw := io.Pipe()
+	consumed := make(chan struct{})
+	go func() {
+		defer close(consumed)
+		rec.Consume(pr)
+		io.Copy(io.Discard, pr) // whatever Consume left, so the run never blocks
+	}()
+	run, err := stream.Start(ctx, cmd, stream.WithGrace(grace), stream.WithStdoutCopy(pw))
+	if err != nil {
+		pw.Close()
+		<-consumed
+		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
+		rec.End(stream.EndEvent{Ending: stream.EndCutOff.String(), Status: string(stream.StatusError), ExitCode: -1})
+		return startFailure(err)
+	}
+	for range run.Events() {
+	}
+	o, err := run.Wait()
+	pw.Close()
+	<-consumed
+	reapOrphans(grace)
+	rec.End(stream.EndOfRun(o))
+	code := exitCode(o)
+	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, exit %d, %d lines\n", sanitize(command[0], false), o.Ending,
+		sanitize(string(o.Status), false), o.ExitCode, o.Lines)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+func indexOf(args []string, s string) int {
+	for i, a := range args {
+		if a == s {
+			return i
+		}
+	}
+	return -1
+}
