@@ -171,6 +171,7 @@ type renderer struct {
 	inflight map[string]stream.ToolStartedDTO // by op_id
 	order    []string                         // op_ids in start order
 	answer   *string                          // the final answer already shown
+	notices  stream.Notices                   // repeated notices print once
 	errs     int
 	finished atomic.Bool
 }
@@ -189,6 +190,7 @@ func newRenderer(w io.Writer, color, live bool) *renderer {
 // reset forgets the run, for the next one.
 func (r *renderer) reset() {
 	r.start, r.inflight, r.order, r.answer = time.Time{}, map[string]stream.ToolStartedDTO{}, nil, nil
+	r.notices = stream.Notices{}
 	r.finished.Store(false)
 }
 
@@ -259,6 +261,9 @@ func prefixed(prefix, s string) string {
 
 func (r *renderer) render(dto any) {
 	p := r.pal
+	if n, ok := r.notices.Add(dto); ok && n > 1 {
+		return // shown once; the summary counts the repeats
+	}
 	switch d := dto.(type) {
 	case stream.RunStartedDTO:
 		r.start = d.At
@@ -427,15 +432,36 @@ func (r *renderer) summary(s stream.SummaryDTO) {
 		}
 		r.printf("   tools %s · at most %d at once%s\n", strings.Join(parts, ", "), st.MaxParallelTools, failed)
 	}
-	for _, w := range st.Warnings {
-		r.printf("   %swarning: %s%s\n", p.yellow, oneLine(w, 160), p.reset)
+	for _, w := range counted(st.Warnings) {
+		r.printf("   %swarning: %s%s\n", p.yellow, w, p.reset)
 	}
-	for _, e := range append(slices.Clone(st.Errors), st.Failures...) {
-		r.printf("   %serror: %s%s\n", p.red, oneLine(e, 160), p.reset)
+	for _, e := range counted(append(slices.Clone(st.Errors), st.Failures...)) {
+		r.printf("   %serror: %s%s\n", p.red, e, p.reset)
 	}
 	if s.Answer != "" && (r.answer == nil || *r.answer != s.Answer) {
 		r.printf("   answer: %s\n", strings.ReplaceAll(sanitize(s.Answer, true), "\n", "\n           "))
 	}
+}
+
+// counted lists each distinct message once, sanitized, in the order they
+// first came, with "(×N)" when it came N > 1 times.
+func counted(msgs []string) []string {
+	n := map[string]int{}
+	var order []string
+	for _, m := range msgs {
+		if n[m] == 0 {
+			order = append(order, m)
+		}
+		n[m]++
+	}
+	out := make([]string, len(order))
+	for i, m := range order {
+		out[i] = oneLine(m, 160)
+		if n[m] > 1 {
+			out[i] += fmt.Sprintf(" (×%d)", n[m])
+		}
+	}
+	return out
 }
 
 func ms(n int64) string { return (time.Duration(n) * time.Millisecond).String() }

@@ -201,3 +201,23 @@ func TestCatFollowWaitsAndStartsOver(t *testing.T) {
 		})
 	}
 }
+
+// Repeated notices print once, as the serve page shows them (the package's
+// NoticeKey is the rule for both).
+func TestCatCoalescesRepeatedNotices(t *testing.T) {
+	evs := []stream.Event{stream.RunStarted{At: t1}}
+	for range 3 {
+		evs = append(evs, stream.PreflightWarning{At: t1, Code: "auth", Message: "expiring"}, stream.RunnerError{At: t1, Message: "flaky"})
+	}
+	evs = append(evs, stream.PreflightWarning{At: t1, Code: "auth", Message: "expired"},
+		stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusError, Stats: stream.Stats{
+			Warnings: []string{"expiring", "expiring", "expiring", "expired"}, Errors: []string{"flaky", "flaky", "flaky"}}}})
+	code, out, _ := runCmd(t, "", "cat", sinkFile(t, evs...))
+	require.Equal(t, 0, code)
+	assert.Equal(t, 1, strings.Count(out, "! warning auth: expiring"), out)
+	assert.Equal(t, 1, strings.Count(out, "✗ runner error: flaky"), out)
+	assert.Equal(t, 1, strings.Count(out, "! warning auth: expired"), "another message is another notice")
+	assert.Contains(t, out, "   warning: expiring (×3)\n")
+	assert.Contains(t, out, "   warning: expired\n")
+	assert.Contains(t, out, "   error: flaky (×3)\n")
+}
