@@ -214,6 +214,7 @@ func TestServePageInABrowser(t *testing.T) {
 
 	until(`document.getElementById("state").textContent.startsWith("finished")`)
 	until(`document.getElementById("totals").textContent.includes("turns 2")`)
+	until(`document.querySelectorAll("#timeline rect.bar").length >= 4`) // redrawn shortly after the last event
 	assert.Equal(t, "done: "+evil, text("#answer"), "the final answer, as text")
 	assert.Contains(t, text("#transcript li.user"), evil, "HTML from the stream is shown as text")
 	assert.Equal(t, "×2", text("#transcript li.notice .count"), "a repeated warning is shown once, with its count")
