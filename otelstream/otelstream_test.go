@@ -1,0 +1,239 @@
+package otelstream
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+)
+
+// record exports b and returns the ended spans.
+func record(t *testing.T, b []byte, opts ...Option) []sdktrace.ReadOnlySpan {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithIDGenerator(IDGenerator()))
+	require.NoError(t, Export(bytes.NewReader(b), tp, opts...))
+	require.NoError(t, tp.Shutdown(t.Context()))
+	return sr.Ended()
+}
+
+func attrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
+	m := map[attribute.Key]attribute.Value{}
+	for _, kv := range s.Attributes() {
+		m[kv.Key] = kv.Value
+	}
+	return m
+}
+
+func byName(spans []sdktrace.ReadOnlySpan, prefix string) []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if strings.HasPrefix(s.Name(), prefix) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b sdktrace.ReadOnlySpan) int { return a.StartTime().Compare(b.StartTime()) })
+	return out
+}
+
+// streams are the bundled examples and, when present, the conformance
+// streams recorded from the real runner.
+func streams(t *testing.T) map[string][]byte {
+	out := map[string][]byte{}
+	conf, _ := filepath.Glob("../../shared/conformance/*.jsonl") // absent: the bundled run only
+	for _, p := range append([]string{"../testdata/run.jsonl"}, conf...) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		out[filepath.Base(p)] = b
+	}
+	return out
+}
+
+func TestSpansOfARun(t *testing.T) {
+	for name, b := range streams(t) {
+		t.Run(name, func(t *testing.T) {
+			spans := record(t, b)
+			sum, err := stream.Summarize(bytes.NewReader(b))
+			require.NoError(t, err)
+			roots := byName(spans, "invoke_agent uagent")
+			require.Len(t, roots, 1)
+			root := roots[0]
+			assert.False(t, root.Parent().IsValid(), "the root has no parent")
+			ra := attrs(root)
+			assert.Equal(t, "invoke_agent", ra["gen_ai.operation.name"].AsString())
+			assert.Equal(t, sum.Summary.Provider, ra["gen_ai.provider.name"].AsString())
+			assert.Equal(t, sum.Summary.Model, ra["gen_ai.request.model"].AsString())
+			assert.Equal(t, sum.Summary.SessionID, ra["gen_ai.conversation.id"].AsString())
+			assert.Equal(t, sum.Summary.RunID, ra["uagent.run_id"].AsString())
+			assert.Equal(t, sum.Summary.Stats.Tokens.Input, ra["gen_ai.usage.input_tokens"].AsInt64())
+			assert.Equal(t, sum.Summary.Stats.Tokens.Output, ra["gen_ai.usage.output_tokens"].AsInt64())
+			assert.Equal(t, codes.Unset, root.Status().Code, "an ok run")
+
+			// Times are the events' own.
+			dtos := decodeAll(t, b)
+			assert.True(t, root.StartTime().Equal(dtos[0].(stream.RunStartedDTO).At))
+			assert.True(t, root.EndTime().Equal(dtos[len(dtos)-1].(stream.RunFinishedDTO).At))
+
+			chats := byName(spans, "chat ")
+			assert.Len(t, chats, sum.Summary.Stats.Turns, "one chat span per turn")
+			var in, out int64
+			for _, c := range chats {
+				assert.Equal(t, root.SpanContext().SpanID(), c.Parent().SpanID())
+				assert.Equal(t, "chat "+sum.Summary.Model, c.Name())
+				a := attrs(c)
+				in += a["gen_ai.usage.input_tokens"].AsInt64()
+				out += a["gen_ai.usage.output_tokens"].AsInt64()
+				assert.Equal(t, []string{"complete"}, a["gen_ai.response.finish_reasons"].AsStringSlice())
+			}
+			assert.Equal(t, sum.Summary.Stats.Tokens.Input, in, "the spans' tokens sum to the stats'")
+			assert.Equal(t, sum.Summary.Stats.Tokens.Output, out)
+
+			tools := byName(spans, "execute_tool ")
+			assert.Len(t, tools, sum.Summary.Stats.ToolCalls)
+			failed := 0
+			for _, s := range tools {
+				a := attrs(s)
+				assert.Equal(t, "execute_tool", a["gen_ai.operation.name"].AsString())
+				assert.NotEmpty(t, a["gen_ai.tool.call.id"].AsString())
+				assert.Equal(t, "execute_tool "+a["gen_ai.tool.name"].AsString(), s.Name())
+				assert.Contains(t, a, ToolLabelKey)
+				if s.Status().Code == codes.Error {
+					failed++
+				}
+			}
+			assert.Equal(t, sum.Summary.Stats.FailedToolCalls, failed)
+			assert.NotContains(t, attrs(root), attribute.Key("gen_ai.input.messages"), "no content by default")
+		})
+	}
+}
+
+func decodeAll(t *testing.T, b []byte) []any {
+	var out []any
+	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
+		require.NoError(t, err)
+		out = append(out, dto)
+	}
+	return out
+}
+
+var t0 = time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+
+func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+
+func sink(t *testing.T, evs ...stream.Event) []byte {
+	var buf bytes.Buffer
+	s := stream.NewSink(&buf)
+	for _, e := range evs {
+		s.Emit(e)
+	}
+	require.NoError(t, s.Err())
+	return buf.Bytes()
+}
+
+func TestParallelToolsAreOverlappingSiblings(t *testing.T) {
+	spans := record(t, sink(t, stream.RunStarted{At: ms(0), RunID: "r"},
+		stream.ToolStarted{At: ms(10), CallID: "a", OpID: "1", Name: "Bash"},
+		stream.ToolStarted{At: ms(20), CallID: "b", OpID: "2", Name: "Read"},
+		stream.ToolFinished{At: ms(50), CallID: "a", OpID: "1", OK: true},
+		stream.ToolFinished{At: ms(60), CallID: "b", OpID: "2", OK: false, Detail: "exit 1"},
+		stream.ToolFinished{At: ms(70), CallID: "c", Name: "Write", OK: false, Detail: "bad arguments"},
+		stream.RunFinished{At: ms(80), Result: stream.Result{Status: stream.StatusError}}))
+	tools := byName(spans, "execute_tool ")
+	require.Len(t, tools, 3)
+	a, b, c := tools[0], tools[1], tools[2]
+	assert.Equal(t, a.Parent().SpanID(), b.Parent().SpanID(), "siblings")
+	assert.True(t, b.StartTime().Before(a.EndTime()), "overlapping")
+	assert.Equal(t, codes.Error, b.Status().Code)
+	assert.Equal(t, "exit 1", b.Status().Description)
+	assert.Equal(t, "execute_tool Write", c.Name())
+	assert.True(t, c.StartTime().Equal(c.EndTime()), "a call that failed before its operation: zero length")
+	assert.Equal(t, codes.Error, c.Status().Code)
+	root := byName(spans, "invoke_agent")[0]
+	assert.Equal(t, codes.Error, root.Status().Code)
+	assert.Equal(t, "error", attrs(root)["error.type"].AsString())
+}
+
+func TestACutOffStreamStillExports(t *testing.T) {
+	spans := record(t, sink(t, stream.RunStarted{At: ms(0), RunID: "r", Model: "m"},
+		stream.TurnStarted{At: ms(10), Turn: 1},
+		stream.ToolStarted{At: ms(20), CallID: "a", OpID: "1", Name: "Bash"},
+		stream.UserMessage{At: ms(30)}))
+	require.Len(t, spans, 3)
+	for _, s := range spans {
+		assert.True(t, s.EndTime().Equal(ms(30)), "%s ends at the last time observed", s.Name())
+		assert.Equal(t, codes.Error, s.Status().Code, s.Name())
+		assert.Contains(t, s.Status().Description, "cut off")
+	}
+}
+
+func TestContentOnlyWhenAsked(t *testing.T) {
+	b := sink(t, stream.RunStarted{At: ms(0), RunID: "r"}, stream.UserMessage{At: ms(1), Text: "secret question"},
+		stream.ToolCalled{At: ms(2), CallID: "a", Name: "Bash", Arguments: `{"command":"cat secrets"}`},
+		stream.ToolStarted{At: ms(3), CallID: "a", OpID: "1", Name: "Bash"},
+		stream.ToolFinished{At: ms(4), CallID: "a", OpID: "1", OK: true},
+		stream.AssistantMessage{At: ms(5), Text: "secret answer", Final: true},
+		stream.RunFinished{At: ms(6), Result: stream.Result{Status: stream.StatusOK}})
+	all := func(spans []sdktrace.ReadOnlySpan) string {
+		var sb strings.Builder
+		for _, s := range spans {
+			for _, kv := range s.Attributes() {
+				sb.WriteString(kv.Value.Emit())
+			}
+		}
+		return sb.String()
+	}
+	plain := all(record(t, b))
+	for _, secret := range []string{"secret question", "cat secrets", "secret answer"} {
+		assert.NotContains(t, plain, secret)
+	}
+	spans := record(t, b, WithContent())
+	with := all(spans)
+	for _, secret := range []string{"secret question", "cat secrets", "secret answer"} {
+		assert.Contains(t, with, secret)
+	}
+	root := attrs(byName(spans, "invoke_agent")[0])
+	assert.JSONEq(t, `[{"role":"user","parts":[{"type":"text","content":"secret question"}]}]`, root["gen_ai.input.messages"].AsString())
+	assert.JSONEq(t, `[{"role":"assistant","parts":[{"type":"text","content":"secret answer"}]}]`, root["gen_ai.output.messages"].AsString())
+}
+
+// The same run exported twice, or live and then from its recording, is
+// the same trace with the same spans.
+func TestTheSameRunIsTheSameTrace(t *testing.T) {
+	b, err := os.ReadFile("../testdata/run.jsonl")
+	require.NoError(t, err)
+	ids := func(spans []sdktrace.ReadOnlySpan) []string {
+		var out []string
+		for _, s := range spans {
+			out = append(out, s.Name()+" "+s.SpanContext().TraceID().String()+" "+s.SpanContext().SpanID().String()+" "+s.Parent().SpanID().String())
+		}
+		slices.Sort(out)
+		return out
+	}
+	first := ids(record(t, b))
+	assert.Equal(t, first, ids(record(t, b)))
+
+	// Live: fed one domain event at a time, as the writer would next to its Sink.
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithIDGenerator(IDGenerator()))
+	x := New(tp)
+	for _, dto := range decodeAll(t, b) {
+		e, ok := stream.DTOToEvent(dto)
+		require.True(t, ok)
+		x.AddEvent(e)
+	}
+	x.End("")
+	require.NoError(t, tp.Shutdown(t.Context()))
+	assert.Equal(t, first, ids(sr.Ended()))
+	other := record(t, bytes.Replace(b, []byte("20260923T123918Z-demo"), []byte("another-run"), -1))
+	assert.NotEqual(t, first[0][strings.Index(first[0], " ")+1:][:32], other[0].SpanContext().TraceID().String(), "another run, another trace")
+}
