@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -165,4 +166,16 @@ func TestSinkWritesTheREADMEWireTable(t *testing.T) {
 	require.NoError(t, json.Unmarshal(fullSum, &full))
 	require.NoError(t, json.Unmarshal(emptySum, &empty))
 	checkWire(t, "stats", stats, full.Stats, empty.Stats, 0)
+}
+
+// The root package keeps to the standard library at run time.
+func TestRootPackageImportsOnlyTheStandardLibrary(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on this platform")
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"github.com/uagentkit/stream/internal/span", "github.com/uagentkit/stream"},
+		strings.Fields(string(out)), "only the module's own packages beside the standard library")
 }

@@ -46,8 +46,9 @@ func init() {
 		{"validate", "[--json] [--strict] [--exit-code N] FILE…", "report every violation of the stream rules", cmdValidate},
 		{"stats", "[--check] [--allow-errors] FILE|-", "print the summary recomputed from the events", cmdStats},
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
-		{"run", "[--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
-		{"serve", "[--addr HOST:PORT] [--public] [--grace D] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
+		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
+		{"serve", "[--addr HOST:PORT] [--public] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
+		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
 		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, or of one event type", cmdSchema},
 		{"version", "", "print the version and the VCS revision", cmdVersion},
 	}

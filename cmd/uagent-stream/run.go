@@ -27,6 +27,8 @@ func cmdRun(e env, args []string) error {
 	fl.interleave = false // what follows COMMAND is the command's own
 	asJSON := fl.Bool("json", false, "pass the JSONL through instead of rendering it (control, bidi and invisible characters written as \\u escapes: the same JSON values)")
 	save := fl.String("save", "", "also write the raw stream, byte for byte, to this `file` (as tee would)")
+	otelOn := fl.Bool("otel", false, "also export the run live as OpenTelemetry spans (OTLP, configured by the OTEL_* variables)")
+	otelContent := fl.Bool("otel-content", false, "with --otel, also export message texts, tool arguments and the answer")
 	noColor := fl.Bool("no-color", false, "never colour the output")
 	grace := fl.Duration("grace", 5*time.Second, "on interrupt, how long to wait before killing what is left")
 	if err := fl.parse(args); err != nil {
@@ -71,16 +73,19 @@ func cmdRun(e env, args []string) error {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		return exitError{startFailure(err)}
 	}
+	export := newLiveExport(e, *otelOn, *otelContent)
+	events := export.tap(run.Events())
 	var renderErr error
 	if *asJSON {
-		for range run.Events() {
+		for range events {
 		}
 	} else {
 		r := newRenderer(e.stdout, useColor(e.stdout, *noColor), true)
-		renderErr = r.renderEach(run.Events())
+		renderErr = r.renderEach(events)
 		r.flush()
 	}
 	o, err := run.Wait()
+	export.end(e, string(o.Status))
 	if jsonLines != nil {
 		jsonLines.flush()
 	}

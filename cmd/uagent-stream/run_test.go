@@ -292,3 +292,13 @@ func TestRunSetsidDescendant(t *testing.T) {
 		})
 	}
 }
+
+// An unreachable OTLP endpoint never breaks run: it exits with the
+// command's own status, and says what failed.
+func TestRunOtelUnreachable(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	code, stdout, stderr := runCmd(t, "", "run", "--otel", "--", fakeUagent, "-replay", runFile, "-exit", "3")
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stdout, "answer: a.txt has 3 lines")
+	assert.Contains(t, stderr, "uagent-stream: otel: export to http://127.0.0.1:1 failed")
+}

@@ -50,6 +50,8 @@ func cmdServe(e env, args []string) error {
 	addr := fl.String("addr", "127.0.0.1:8080", "listen on this `host:port`")
 	public := fl.Bool("public", false, "allow --addr to be an address other than a loopback one (the run is then readable by anyone who can reach it)")
 	grace := fl.Duration("grace", 5*time.Second, "for a command: how long an interrupted run gets before what is left of it is killed")
+	otelOn := fl.Bool("otel", false, "also export the run live as OpenTelemetry spans (OTLP, configured by the OTEL_* variables)")
+	otelContent := fl.Bool("otel-content", false, "with --otel, also export message texts, tool arguments and the answer")
 	if err := fl.parse(args); err != nil {
 		return err
 	}
@@ -84,24 +86,29 @@ func cmdServe(e env, args []string) error {
 	go func() { served <- stream.ServeUntil(ctx, l, serveMux(rec), 2*time.Second) }()
 	fmt.Fprintf(e.stderr, "uagent-stream: serving http://%s/\n", l.Addr())
 
+	export := newLiveExport(e, *otelOn, *otelContent)
 	code := 0
 	switch {
 	case command != nil:
-		code = serveCommand(ctx, e, rec, command, *grace)
-	case fl.Arg(0) == "-":
-		if err := rec.Consume(e.stdin); err != nil {
-			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		}
-		rec.End(stream.EndOf(rec))
+		var status string
+		code, status = serveCommand(ctx, e, rec, command, *grace, export)
+		export.end(e, status)
 	default:
-		fr := &follower{ctx: ctx, path: fl.Arg(0), done: rec.Finished, waiting: func() {
-			fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(fl.Arg(0), false))
-		}}
-		if err := rec.Consume(fr); err != nil && !errors.Is(err, errReplaced) {
+		var in io.Reader = e.stdin
+		if fl.Arg(0) != "-" {
+			fr := &follower{ctx: ctx, path: fl.Arg(0), done: rec.Finished, waiting: func() {
+				fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(fl.Arg(0), false))
+			}}
+			defer fr.close()
+			in = fr
+		}
+		in, exported := export.reader(in)
+		if err := rec.Consume(in); err != nil && !errors.Is(err, errReplaced) {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		}
-		fr.close()
+		exported()
 		rec.End(stream.EndOf(rec))
+		export.end(e, "")
 	}
 	if ctx.Err() == nil {
 		fmt.Fprintln(e.stderr, "uagent-stream: the run has ended; serving until interrupted (Ctrl-C)")
@@ -118,7 +125,7 @@ func cmdServe(e env, args []string) error {
 
 // serveCommand runs the command as run does, records its stream live and
 // ends the record with its outcome; it returns run's exit code.
-func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []string, grace time.Duration) int {
+func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []string, grace time.Duration, export *liveExport) (int, string) {
 	becomeSubreaper()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin = e.stdin
@@ -136,9 +143,9 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 		<-consumed
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		rec.End(stream.EndEvent{Ending: stream.EndCutOff.String(), Status: string(stream.StatusError), ExitCode: -1})
-		return startFailure(err)
+		return startFailure(err), string(stream.StatusError)
 	}
-	for range run.Events() {
+	for range export.tap(run.Events()) {
 	}
 	o, err := run.Wait()
 	pw.Close()
@@ -154,7 +161,7 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 			code = 1
 		}
 	}
-	return code
+	return code, string(o.Status)
 }
 
 func indexOf(args []string, s string) int {
