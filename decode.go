@@ -316,6 +316,7 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 		fault                *parseError
 	)
 	d.pending = d.pending[:0]
+	clear(p.present[:codecs])
 	lineErr := func(e *parseError) error {
 		le := &LineError{Line: d.line, Offset: d.lineOff + int64(e.pos), Type: typ, Field: e.field, Err: e.err}
 		if errors.Is(e.err, ErrSyntax) && e.pos >= len(line) && d.atEOF() {
@@ -461,10 +462,35 @@ func (d *Decoder) field(c *structCodec, key string, dv reflect.Value) *parseErro
 		return p.skip(1)
 	}
 	f := &c.fields[i]
+	p.present[c.id] |= 1 << i
 	if err := p.value(f, fieldOf(dv, f.index), 1); err != nil {
 		return withField(err, f.name)
 	}
 	return nil
+}
+
+// missing returns the dotted paths of the required fields that the line
+// last decoded (a DTO of kind k) does not have, nested objects included
+// when they are present: its identity fields, and in strict mode every
+// field that is not omitempty. It reads the presence the parse recorded.
+func (d *Decoder) missing(k *kind, strict bool) []string {
+	return d.p.missing(k.codec, "", strict)
+}
+
+func (p *parser) missing(c *structCodec, prefix string, strict bool) []string {
+	var out []string
+	for i, f := range c.fields {
+		switch {
+		case len(f.index) == 2 && f.index[0] == 0: // v, type, at: the Decoder requires them
+		case p.present[c.id]&(1<<i) == 0:
+			if f.identity || (strict && !f.omitEmpty) {
+				out = append(out, prefix+f.name)
+			}
+		case f.kind == kindStruct:
+			out = append(out, p.missing(f.sub, prefix+f.name+".", strict)...)
+		}
+	}
+	return out
 }
 
 // header decodes one of the common fields v, type and at.

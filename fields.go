@@ -46,10 +46,18 @@ type field struct {
 }
 
 type structCodec struct {
+	id     int // index of the codec's presence bits in a parser
 	typ    reflect.Type
 	fields []field
 	byName map[string]int
 }
+
+// codecs counts the codecs built, which gives each its id; every codec is
+// built at init, so a parser's presence bits have room for all of them.
+var codecs int
+
+// maxCodecs bounds the codecs a parser tracks presence for.
+const maxCodecs = 64
 
 var timeType = reflect.TypeFor[time.Time]()
 
@@ -57,7 +65,11 @@ var timeType = reflect.TypeFor[time.Time]()
 // type the codec does not support: that is a programming error caught by the
 // package's own tests.
 func codecFor(t reflect.Type) *structCodec {
-	c := &structCodec{typ: t, byName: map[string]int{}}
+	c := &structCodec{id: codecs, typ: t, byName: map[string]int{}}
+	codecs++
+	if c.id >= maxCodecs || t.NumField() > 64 {
+		panic("stream: too many DTO codecs or fields for the presence bits")
+	}
 	c.addFields(t, nil)
 	for i, f := range c.fields {
 		c.byName[f.name] = i

@@ -44,6 +44,9 @@ type parser struct {
 	data    []byte
 	pos     int
 	scratch []byte
+	// present has, for each codec, a bit per field the line has: what
+	// Validate checks required fields with, from the same parse.
+	present [maxCodecs]uint64
 }
 
 func (p *parser) fail(cause error, format string, args ...any) *parseError {
@@ -653,6 +656,7 @@ func (p *parser) object(c *structCodec, v reflect.Value, depth int) *parseError 
 		}
 		if known {
 			f := &c.fields[i]
+			p.present[c.id] |= 1 << i
 			if err := p.value(f, fieldOf(v, f.index), depth); err != nil {
 				if !errors.Is(err.err, ErrFieldType) && !errors.Is(err.err, ErrBadTime) {
 					return err

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -113,7 +112,9 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 		if _, ok := dto.(UnknownDTO); ok {
 			continue
 		}
-		v.required(line, dec.Raw(), kindByType[typ].codec)
+		for _, path := range dec.missing(kindByType[typ], v.strict) {
+			v.add(line, RuleRequired, "missing required field %q", path)
+		}
 		switch d := dto.(type) {
 		case ToolStartedDTO:
 			opsStarted[d.OpID] = true
@@ -196,36 +197,4 @@ func (v *validator) ended(lines int, types []string) {
 	default:
 		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", lines)
 	}
-}
-
-// required reports the required fields of c that are absent from the raw
-// object, recursing into the nested objects that are present: the identity
-// fields, and in strict mode every field that is not omitempty.
-func (v *validator) required(line int, raw []byte, c *structCodec) {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return // the Decoder accepted it; encoding/json is stricter about nothing we need
-	}
-	for _, path := range missing(obj, c, "", v.strict) {
-		v.add(line, RuleRequired, "missing required field %q", path)
-	}
-}
-
-func missing(obj map[string]json.RawMessage, c *structCodec, prefix string, strict bool) []string {
-	var out []string
-	for _, f := range c.fields {
-		raw, ok := obj[f.name]
-		switch {
-		case !ok:
-			if f.identity || (strict && !f.omitEmpty) {
-				out = append(out, prefix+f.name)
-			}
-		case f.kind == kindStruct:
-			var sub map[string]json.RawMessage
-			if json.Unmarshal(raw, &sub) == nil {
-				out = append(out, missing(sub, f.sub, prefix+f.name+".", strict)...)
-			}
-		}
-	}
-	return out
 }
