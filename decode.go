@@ -98,7 +98,14 @@ type Decoder struct {
 	pending  []pendingField
 }
 
-type pendingField struct{ key, val int }
+// pendingField is a field that came before type: where its key and value
+// are, and the value itself when it is a string, decoded on the first pass
+// (so that the long texts of lines with sorted keys are read once).
+type pendingField struct {
+	key, val int
+	str      string
+	isStr    bool
+}
 
 // NewDecoder returns a Decoder reading from r. Of the options, it reads
 // [WithMaxLineSize].
@@ -377,8 +384,14 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 				case k != nil:
 					err = d.field(k.codec, string(key), dv)
 				case !hasType:
-					d.pending = append(d.pending, pendingField{key: keyPos, val: valPos})
-					fallthrough
+					pf := pendingField{key: keyPos, val: valPos}
+					if p.peek() == '"' {
+						pf.str, err = p.str()
+						pf.isStr = err == nil
+					} else {
+						err = p.skip(1)
+					}
+					d.pending = append(d.pending, pf)
 				default:
 					err = p.skip(1)
 				}
@@ -405,16 +418,23 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 	}
 	if k != nil {
 		end := p.pos
+		c := k.codec
 		for _, pf := range d.pending {
 			p.pos = pf.key
 			key, _ := p.stringBytes() // checked above
+			if i, ok := c.byName[string(key)]; ok && pf.isStr && c.fields[i].kind == kindString {
+				p.present[c.id] |= 1 << i
+				fieldOf(dv, c.fields[i].index).SetString(pf.str)
+				continue
+			}
 			p.pos = pf.val
-			if err := d.field(k.codec, string(key), dv); err != nil {
+			if err := d.field(c, string(key), dv); err != nil {
 				if err = keep(err); err != nil {
 					return nil, lineErr(err)
 				}
 			}
 		}
+		clear(d.pending) // let go of the strings
 		p.pos = end
 	}
 	switch {
