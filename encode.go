@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -133,6 +134,24 @@ var safeASCII = func() (t [256]bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// safeRun returns the index of the first byte at or after i that is not
+// printable ASCII other than the quote and the backslash, eight bytes at a
+// time while it can (the same word trick as the parser's plainRun, with
+// the high bit flagged too).
+func safeRun(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := w^(lsb*'"'), w^(lsb*'\\')
+		if m := (((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | w) & msb; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s) && s[i] < utf8.RuneSelf && safeASCII[s[i]]; i++ {
+	}
+	return i
+}
+
 // appendString appends s as a JSON string exactly as encoding/json does with
 // HTML escaping off: invalid UTF-8 becomes \ufffd, U+2028 and U+2029 are
 // escaped, and so are the C0 controls.
@@ -140,6 +159,10 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		i = safeRun(s, i)
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if safeASCII[c] {

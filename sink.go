@@ -44,11 +44,19 @@ func NewSink(w io.Writer) *Sink {
 	return s
 }
 
-// lineBufs recycles the Sink's line buffers.
-var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+// lineBufs recycles the Sink's small line buffers, and bigBufs those that
+// grew past smallLine: a large event takes a large buffer back instead of
+// growing a small one again, so that events of megabytes cost what small
+// ones do, per byte. Buffers larger than maxPooled are not kept.
+var (
+	lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+	bigBufs  sync.Pool
+)
 
-// maxPooled is the largest line buffer kept for reuse.
-const maxPooled = 64 << 10
+const (
+	smallLine = 64 << 10
+	maxPooled = 16 << 20
+)
 
 // Emit writes event as one line. It never panics and reports nothing:
 // errors are kept for [Sink.Err].
@@ -62,6 +70,12 @@ func (s *Sink) Emit(event Event) {
 		at = s.now()
 	}
 	bp := lineBufs.Get().(*[]byte)
+	if k.big(e) {
+		if big, ok := bigBufs.Get().(*[]byte); ok {
+			lineBufs.Put(bp)
+			bp = big
+		}
+	}
 	line, encErr := k.encode((*bp)[:0], e, at)
 	line = append(line, '\n')
 
@@ -82,9 +96,11 @@ func (s *Sink) Emit(event Event) {
 	}
 	s.mu.Unlock()
 
-	if cap(line) <= maxPooled {
-		*bp = line
+	switch *bp = line; {
+	case cap(line) <= smallLine:
 		lineBufs.Put(bp)
+	case cap(line) <= maxPooled:
+		bigBufs.Put(bp)
 	}
 }
 

@@ -88,6 +88,18 @@ type kind struct {
 	// encode appends e's line, without the newline, as if toDTO had been
 	// encoded, but without boxing the DTO.
 	encode func(b []byte, e Event, at time.Time) ([]byte, error)
+	// strs are the indexes of the domain event's string fields, for big.
+	strs []int
+}
+
+// big reports whether an event's strings alone would fill a small line
+// buffer, so that the Sink takes a large one for it.
+func (k *kind) big(e Event) bool {
+	v, n := reflect.ValueOf(e), 0
+	for _, i := range k.strs {
+		n += v.Field(i).Len()
+	}
+	return n > smallLine
 }
 
 // dtoPtr is satisfied by pointers to the event DTOs.
@@ -223,6 +235,11 @@ func init() {
 	for i, k := range kinds {
 		k.index = i
 		k.codec = codecFor(k.dto)
+		for i := range k.event.NumField() {
+			if k.event.Field(i).Type.Kind() == reflect.String {
+				k.strs = append(k.strs, i)
+			}
+		}
 		kindByType[k.typ] = k
 		kindByEvent[k.event] = k
 		kindByDTO[k.dto] = k

@@ -231,6 +231,7 @@ func main() {
 	size := flag.Int("size", 40, "corpus size, MB")
 	rounds := flag.Int("rounds", 7, "interleaved rounds")
 	classes := flag.Bool("classes", true, "also measure each line class on its own corpus")
+	writing := flag.Bool("writers", true, "also measure the Sink beside the reference writer")
 	dir := flag.String("dir", "", "where to write the corpora (default: a temporary directory)")
 	flag.Parse()
 	if *dir == "" {
@@ -295,6 +296,9 @@ func main() {
 		}
 		fmt.Println()
 		os.Remove(path)
+		if ci == 0 && *writing {
+			measureWriters(data, *rounds)
+		}
 	}
 	_ = bytes.MinRead
 }
