@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -220,4 +221,28 @@ func TestCatCoalescesRepeatedNotices(t *testing.T) {
 	assert.Contains(t, out, "   warning: expiring (×3)\n")
 	assert.Contains(t, out, "   warning: expired\n")
 	assert.Contains(t, out, "   error: flaky (×3)\n")
+}
+
+// stats reads many files on all cores and prints them in argument order.
+func TestStatsManyFiles(t *testing.T) {
+	a := sinkFile(t, stream.RunStarted{At: t1, RunID: "first"}, stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusOK}})
+	b := sinkFile(t, stream.RunStarted{At: t1, RunID: "second"}, stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusOK}})
+	args := []string{"stats"}
+	for range 5 {
+		args = append(args, a, b)
+	}
+	code, out, stderr := runCmd(t, "", args...)
+	require.Equal(t, 0, code, stderr)
+	dec := json.NewDecoder(strings.NewReader(out))
+	var ids []string
+	for dec.More() {
+		var s stream.SummaryDTO
+		require.NoError(t, dec.Decode(&s))
+		ids = append(ids, s.RunID)
+	}
+	assert.Equal(t, []string{"first", "second", "first", "second", "first", "second", "first", "second", "first", "second"}, ids)
+
+	code, out, _ = runCmd(t, "", "stats", "--check", runFile, "../../testdata/invalid/stats.jsonl")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "../../testdata/invalid/stats.jsonl: stats.model_ms is 5356, recomputed 5355\n", out, "with several files, differences name theirs")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/uagentkit/stream"
@@ -85,15 +84,51 @@ func cmdStats(e env, args []string) error {
 	fs := flags(e, "stats")
 	check := fs.Bool("check", false, "compare with the stream's own run_finished summary; exit 1 on any difference")
 	allowErrors := fs.Bool("allow-errors", false, "exit 0 even when lines could not be read (they are still counted on stderr)")
-	name, in, err := fs.parseInput(args)
-	if err != nil {
+	if err := fs.parse(args); err != nil {
 		return err
 	}
-	defer in.Close()
-	r, err := stream.Summarize(in)
-	if err != nil {
-		return err
+	if fs.NArg() == 0 {
+		return fs.usageError("want at least one FILE or -")
 	}
+	// Files are independent: they are summarized on all cores, and printed
+	// in argument order.
+	results := forEachFile(fs.Args(), func(name string) any {
+		in, err := open(e, name)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		r, err := stream.Summarize(in)
+		if err != nil {
+			return err
+		}
+		return r
+	})
+	code := 0
+	for i, name := range fs.Args() {
+		var r stream.Recomputed
+		switch v := (<-results[i]).(type) {
+		case error:
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(v.Error(), false))
+			code = 1
+			continue
+		case stream.Recomputed:
+			r = v
+		}
+		if c := statsOf(e, name, r, *check, *allowErrors, fs.NArg() > 1); c > code {
+			code = c
+		}
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// statsOf prints one file's summary (or, with check, its differences,
+// prefixed with the file's name when there are several) and returns its
+// exit code.
+func statsOf(e env, name string, r stream.Recomputed, check, allowErrors, several bool) int {
 	shown := sanitize(name, false)
 	for _, le := range r.FirstErrors {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", shown, sanitize(le.Error(), false))
@@ -105,34 +140,35 @@ func cmdStats(e env, args []string) error {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d of %d lines could not be read\n", shown, r.LineErrors, r.LineErrors+r.Lines)
 	}
 	if r.Lines == 0 {
-		return errors.New(shown + ": an empty stream: no line to summarize")
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: an empty stream: no line to summarize\n", shown)
+		return 1
 	}
 	code := 0
-	if r.LineErrors > 0 && !*allowErrors {
+	if r.LineErrors > 0 && !allowErrors {
 		code = 1
 	}
-	if *check {
+	if check {
 		if r.Recorded == nil {
-			return errors.New(shown + ": no run_finished summary to check against")
+			fmt.Fprintf(e.stderr, "uagent-stream: %s: no run_finished summary to check against\n", shown)
+			return 1
 		}
-		diffs := r.Diff()
-		for _, d := range diffs {
-			fmt.Fprintln(e.stdout, sanitize(d.String(), false))
+		prefix := ""
+		if several {
+			prefix = shown + ": "
 		}
-		if len(diffs) > 0 {
+		for _, d := range r.Diff() {
+			fmt.Fprintln(e.stdout, prefix+sanitize(d.String(), false))
 			code = 1
 		}
-	} else {
-		b, err := stream.MarshalSummary(r.Summary)
-		if err != nil {
-			return err
-		}
-		if _, err := (jsonOut{e.stdout}).Write(b); err != nil {
-			return err
-		}
+		return code
 	}
-	if code != 0 {
-		return exitError{code}
+	b, err := stream.MarshalSummary(r.Summary)
+	if err == nil {
+		_, err = (jsonOut{e.stdout}).Write(b)
 	}
-	return nil
+	if err != nil {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", shown, sanitize(err.Error(), false))
+		return 1
+	}
+	return code
 }

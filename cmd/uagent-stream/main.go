@@ -3,7 +3,7 @@
 //
 //	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-
 //	uagent-stream validate [--json] [--strict] [--exit-code N] FILE…
-//	uagent-stream stats [--check] [--allow-errors] FILE|-
+//	uagent-stream stats [--check] [--allow-errors] FILE…
 //	uagent-stream timeline [-o OUT.svg] FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…
 //	uagent-stream schema [--strict] [TYPE]
@@ -44,7 +44,7 @@ func init() {
 	commands = []command{
 		{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-", "render a run for people (live with -f)", cmdCat},
 		{"validate", "[--json] [--strict] [--exit-code N] FILE…", "report every violation of the stream rules", cmdValidate},
-		{"stats", "[--check] [--allow-errors] FILE|-", "print the summary recomputed from the events", cmdStats},
+		{"stats", "[--check] [--allow-errors] FILE…", "print the summary recomputed from the events", cmdStats},
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
 		{"serve", "[--addr HOST:PORT] [--public] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},

@@ -50,7 +50,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"cat", "--bogus", runFile}, 2, "uagent-stream: cat: flag provided but not defined: -bogus\n"},
 		{[]string{"cat", "-f", "-"}, 2, "uagent-stream: cat: -f follows a FILE; standard input cannot be followed"},
 		{[]string{"validate"}, 2, "uagent-stream: validate: want at least one FILE or -"},
-		{[]string{"stats", "--check"}, 2, "want one FILE or -"},
+		{[]string{"stats", "--check"}, 2, "uagent-stream: stats: want at least one FILE or -"},
 		{[]string{"timeline"}, 2, "want one FILE or -"},
 		{[]string{"help", "frobnicate"}, 2, `uagent-stream: unknown command "frobnicate"`},
 		{[]string{"cat", "does-not-exist.jsonl"}, 1, "uagent-stream: open does-not-exist.jsonl: "}, // then the system's words: "no such file or directory"
