@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/testenv"
 	"go.uber.org/goleak"
 )
 
@@ -100,30 +100,6 @@ func TestStartEndings(t *testing.T) {
 	})
 }
 
-// alive reports whether pid is a live process (a zombie is dead).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	var pid int
-	require.Eventually(t, func() bool {
-		b, err := os.ReadFile(path)
-		if err != nil || len(b) == 0 {
-			return false
-		}
-		pid, err = strconv.Atoi(string(b))
-		return err == nil
-	}, 10*time.Second, 5*time.Millisecond)
-	return pid
-}
-
 func TestStartCancellation(t *testing.T) {
 	finish := string(write(t, []Event{RunFinished{At: t0, Result: Result{Status: StatusInterrupted, RunnerExitCode: 130}}}))
 	for _, c := range []struct {
@@ -145,8 +121,8 @@ func TestStartCancellation(t *testing.T) {
 			r, err := Start(ctx, fake("-replay", "testdata/run.jsonl", "-lines", "5", "-hang", "-on-int", c.onInt,
 				"-finish-line", strings.TrimSpace(finish), "-grandchild", pidFile), WithGrace(300*time.Millisecond))
 			require.NoError(t, err)
-			grandchild := readPid(t, pidFile)
-			require.True(t, alive(grandchild))
+			grandchild := testenv.ReadPid(t, pidFile)
+			require.True(t, testenv.Alive(grandchild))
 
 			seen := 0
 			ended := make(chan struct{})
@@ -169,7 +145,7 @@ func TestStartCancellation(t *testing.T) {
 			assert.Equal(t, c.status, o.Status)
 			assert.Equal(t, c.code, o.ExitCode)
 			assert.Equal(t, c.signal, o.Signal)
-			assert.Eventually(t, func() bool { return !alive(grandchild) }, 5*time.Second, 10*time.Millisecond, "the grandchild survived")
+			assert.Eventually(t, func() bool { return !testenv.Alive(grandchild) }, 5*time.Second, 10*time.Millisecond, "the grandchild survived")
 		})
 	}
 	t.Run("deadline is a timeout", func(t *testing.T) {
@@ -204,8 +180,8 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("Wait did not return")
 			}
-			pid := readPid(t, pidFile)
-			assert.Eventually(t, func() bool { return !alive(pid) }, 5*time.Second, 10*time.Millisecond)
+			pid := testenv.ReadPid(t, pidFile)
+			assert.Eventually(t, func() bool { return !testenv.Alive(pid) }, 5*time.Second, 10*time.Millisecond)
 		})
 	}
 }
@@ -331,7 +307,7 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 				goleak.VerifyNone(t)
 				assert.Equal(t, fds, openFDs(t), "every file and pipe of the run is closed")
 				if r.cmd != nil {
-					assert.False(t, alive(r.cmd.Process.Pid), "the process is gone")
+					assert.False(t, testenv.Alive(r.cmd.Process.Pid), "the process is gone")
 				}
 			}
 			t.Run("break out of Events, then Close", func(t *testing.T) {

@@ -192,31 +192,6 @@ func groupAlive(pgrp int) []int {
 	return out
 }
 
-// readPid waits for a pid file and reads it.
-func readPid(t *testing.T, path string) int {
-	t.Helper()
-	var pid int
-	require.Eventually(t, func() bool {
-		b, err := os.ReadFile(path)
-		if err != nil || len(b) == 0 {
-			return false
-		}
-		pid, err = strconv.Atoi(string(b))
-		return err == nil
-	}, 10*time.Second, 5*time.Millisecond)
-	return pid
-}
-
-// alive reports whether pid is a live process (a zombie is dead).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 // At an interactive terminal, the run's process group gets the terminal:
 // the command reads what is typed, and Ctrl-C reaches it at once.
 func TestRunAtATerminal(t *testing.T) {
@@ -243,7 +218,7 @@ func TestRunAtATerminal(t *testing.T) {
 		defer ptmx.Close()
 		var out syncBuffer
 		go io.Copy(&out, ptmx)
-		grandchild := readPid(t, pidFile)
+		grandchild := testenv.ReadPid(t, pidFile)
 		group := pgrpOf(t, grandchild)
 		require.Eventually(t, func() bool { return strings.Contains(out.String(), "control") }, 10*time.Second, 10*time.Millisecond)
 		_, err = ptmx.Write([]byte{0x03})
@@ -284,11 +259,11 @@ func TestRunSetsidDescendant(t *testing.T) {
 			var out, errOut syncBuffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			require.NoError(t, cmd.Start())
-			orphan := readPid(t, pidFile)
+			orphan := testenv.ReadPid(t, pidFile)
 			assert.Equal(t, 0, waitExit(t, cmd), errOut.String())
 			assert.NotContains(t, errOut.String(), "read", "no read error")
 			assert.Contains(t, errOut.String(), "finished, status ok")
-			assert.False(t, alive(orphan), "the setsid descendant was stopped")
+			assert.False(t, testenv.Alive(orphan), "the setsid descendant was stopped")
 		})
 	}
 }

@@ -4,6 +4,9 @@ package testenv
 
 import (
 	"runtime"
+	"strconv"
+	"strings"
+	"time"
 
 	"bytes"
 	"fmt"
@@ -85,4 +88,34 @@ func Build(src, name string) (path string, cleanup func(), err error) {
 		return "", nil, err
 	}
 	return path, func() { os.RemoveAll(dir) }, nil
+}
+
+// ReadPid waits up to ten seconds for a file holding a process ID, as the
+// fake uagent writes for its descendants, and returns the ID.
+func ReadPid(t testing.TB, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			if pid, err := strconv.Atoi(string(b)); err == nil {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no process ID in %s", path)
+			return 0
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Alive reports whether pid is a live process, from /proc (Linux): a
+// zombie is dead.
+func Alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
 }
