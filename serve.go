@@ -193,17 +193,16 @@ func EndOfRun(o Outcome) EndEvent {
 	return EndEvent{Ending: o.Ending.String(), Status: string(o.Status), ExitCode: o.ExitCode}
 }
 
-// wait returns the lines from index i on (a copy of their descriptions;
-// the bytes stay shared), the end event if the stream has ended, and a
-// channel closed on the next change.
+// wait returns the lines from index i on, the record's bytes, the end event
+// if the stream has ended, and a channel closed on the next change. Nothing
+// is copied: lines and bytes are only ever appended, so the entries and
+// bytes returned never change, and the capped slices keep the writer's
+// appends out of the reader's view.
 func (rec *Recording) wait(i int) ([]recLine, []byte, []byte, chan struct{}) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	var lines []recLine
-	if i < len(rec.lines) {
-		lines = append(lines, rec.lines[i:]...)
-	}
-	return lines, rec.data, rec.end, rec.changed
+	n := len(rec.lines)
+	return rec.lines[min(i, n):n:n], rec.data[:len(rec.data):len(rec.data)], rec.end, rec.changed
 }
 
 // KeepAlive is how often a [Handler] writes a comment to an idle client,
