@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -39,9 +40,6 @@ func serveMux(rec *stream.Recording) http.Handler {
 	return stream.LocalOnly(mux)
 }
 
-// listenerHook, when set, is told the listener (for tests that pick port 0).
-var listenerHook func(net.Listener)
-
 // cmdServe serves a run to browsers: a file being written (followed until
 // its run_finished), standard input, or a command started as run starts
 // it. It keeps serving after the run has ended, until interrupted.
@@ -56,7 +54,7 @@ func cmdServe(e env, args []string) error {
 		return err
 	}
 	var command []string
-	if i := indexOf(args, "--"); i >= 0 {
+	if i := slices.Index(args, "--"); i >= 0 {
 		command = args[i+1:]
 	}
 	switch {
@@ -75,9 +73,6 @@ func cmdServe(e env, args []string) error {
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: cannot listen on %s: %w", *addr, err)
-	}
-	if listenerHook != nil {
-		listenerHook(l)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -162,13 +157,4 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 		}
 	}
 	return code, string(o.Status)
-}
-
-func indexOf(args []string, s string) int {
-	for i, a := range args {
-		if a == s {
-			return i
-		}
-	}
-	return -1
 }
