@@ -48,6 +48,7 @@ package stream
 
 import (
 	"reflect"
+	"sync"
 	"time"
 )
 
@@ -115,17 +116,27 @@ func def[E Event, D any, P dtoPtr[D]](typ string, to func(E) D, from func(D) E) 
 		dto:   reflect.TypeFor[D](),
 		event: reflect.TypeFor[E](),
 	}
-	build := func(e Event, at time.Time) *D {
-		d := new(D)
+	fill := func(d *D, e Event, at time.Time) {
 		*d = to(e.(E))
 		h := P(d).hdr()
 		h.V, h.Type, h.At = SchemaVersion, typ, at.UTC()
+	}
+	// The Sink encodes through a DTO taken from a pool, so that an event
+	// costs no allocation of its own.
+	dtos := sync.Pool{New: func() any { return new(D) }}
+	k.toDTO = func(e Event, at time.Time) any {
+		var d D
+		fill(&d, e, at)
 		return d
 	}
-	k.toDTO = func(e Event, at time.Time) any { return *build(e, at) }
 	k.toEvent = func(dto any) Event { return from(dto.(D)) }
 	k.encode = func(b []byte, e Event, at time.Time) ([]byte, error) {
-		return k.codec.appendObject(b, reflect.ValueOf(build(e, at)).Elem())
+		d := dtos.Get().(*D)
+		fill(d, e, at)
+		b, err := k.codec.appendObject(b, reflect.ValueOf(d).Elem())
+		*d = *new(D) // let go of the event's strings
+		dtos.Put(d)
+		return b, err
 	}
 	return k
 }
