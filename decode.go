@@ -45,11 +45,7 @@ func (e *LineError) appendDetail(b []byte) []byte {
 	if e.Type != "" {
 		// The type is the stream's text: quoted when it holds anything a
 		// terminal could act on or a reader could not see.
-		if q := strconv.Quote(e.Type); q[1:len(q)-1] != e.Type {
-			b = append(b, q...)
-		} else {
-			b = append(b, e.Type...)
-		}
+		b = append(b, printable(e.Type)...)
 		b = append(b, ": "...)
 	}
 	if e.Field != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 )
 
@@ -104,10 +105,10 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 			types = append(types, typ)
 		}
 		if lines == 1 && typ != TypeRunStarted {
-			v.add(line, RuleFirst, "the first line is %s, want run_started", typ)
+			v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
 		}
 		if finishedAt != 0 {
-			v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", typ, finishedAt)
+			v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", printable(typ), finishedAt)
 		}
 		if _, ok := dto.(UnknownDTO); ok {
 			continue
@@ -172,6 +173,15 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 		v.add(finishedAt, RuleStats, "%s", d)
 	}
 	return v.findings, nil
+}
+
+// printable is s as it is when every character of it is printable, else
+// quoted, so that a finding never carries a stream's control characters.
+func printable(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return q
+	}
+	return s
 }
 
 func (v *validator) optionalTurn(line, turn int) {

@@ -182,3 +182,11 @@ func TestValidateFixturesOnDisk(t *testing.T) {
 		assert.NotEmpty(t, fs, p)
 	}
 }
+
+func TestFindingsQuoteUnprintableTypes(t *testing.T) {
+	b := []byte(`{"v":1,"type":"\u001b[2J","at":"2026-09-23T12:00:00Z"}` + "\n")
+	fs, err := Validate(bytes.NewReader(b))
+	require.NoError(t, err)
+	require.NotEmpty(t, fs)
+	assert.Equal(t, `the first line is "\x1b[2J", want run_started`, fs[0].Message)
+}

@@ -208,7 +208,7 @@ func TestRunAtATerminal(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 0, waitExit(t, cmd), out.String())
 		assert.Eventually(t, func() bool { return strings.Contains(out.String(), "user: hello from the terminal") }, 5*time.Second, 10*time.Millisecond, out.String())
-		assert.Contains(t, out.String(), "finished, status ok")
+		assert.Eventually(t, func() bool { return strings.Contains(out.String(), "finished, status ok") }, 5*time.Second, 10*time.Millisecond, "%s", out.String())
 	})
 	t.Run("Ctrl-C interrupts the run", func(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
@@ -224,7 +224,8 @@ func TestRunAtATerminal(t *testing.T) {
 		_, err = ptmx.Write([]byte{0x03})
 		require.NoError(t, err)
 		assert.Equal(t, 130, waitExit(t, cmd), out.String())
-		assert.Contains(t, out.String(), "cut_off, status interrupted")
+		// The pty delivers the last lines after the process has exited.
+		assert.Eventually(t, func() bool { return strings.Contains(out.String(), "cut_off, status interrupted") }, 5*time.Second, 10*time.Millisecond, "%s", out.String())
 		assert.Eventually(t, func() bool { return len(groupAlive(group)) == 0 }, 5*time.Second, 10*time.Millisecond, "no process of the group survives")
 	})
 }
