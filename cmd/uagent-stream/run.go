@@ -85,12 +85,12 @@ func cmdRun(e env, args []string) error {
 		r.flush()
 	}
 	o, err := run.Wait()
-	export.end(e, string(o.Status))
+	restore() // the terminal first: nothing below needs the child
+	reapOrphans(*grace)
 	if jsonLines != nil {
 		jsonLines.flush()
 	}
-	restore()
-	reapOrphans(*grace)
+	export.end(e, string(o.Status)) // a bounded flush, beside the run's own result
 	if err == nil {
 		err = renderErr
 	}
