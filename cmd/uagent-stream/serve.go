@@ -132,8 +132,10 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 		rec.Consume(pr)
 		io.Copy(io.Discard, pr) // whatever Consume left, so the run never blocks
 	}()
+	restore := foreground(cmd, e.stdin) // as run does: the command reads the terminal, Ctrl-C reaches it
 	run, err := stream.Start(ctx, cmd, stream.WithGrace(grace), stream.WithStdoutCopy(pw))
 	if err != nil {
+		restore()
 		pw.Close()
 		<-consumed
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
@@ -143,6 +145,7 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 	for range export.tap(run.Events()) {
 	}
 	o, err := run.Wait()
+	restore()
 	pw.Close()
 	<-consumed
 	reapOrphans(grace)
