@@ -98,7 +98,28 @@ func TestSpansOfARun(t *testing.T) {
 			assert.Equal(t, sum.Summary.Stats.Tokens.Input, in, "the spans' tokens sum to the stats'")
 			assert.Equal(t, sum.Summary.Stats.Tokens.Output, out)
 
+			// Each span lasts what the stats' fold paired.
+			var c stream.StatsCollector
+			for _, dto := range dtos {
+				if e, ok := stream.DTOToEvent(dto); ok {
+					c.Add(e)
+				}
+			}
+			turns := c.ModelIntervals()
+			require.Len(t, chats, len(turns))
+			for i, iv := range turns {
+				assert.True(t, chats[i].StartTime().Equal(iv.Start), "chat %d starts at its turn_started", i)
+				assert.True(t, chats[i].EndTime().Equal(iv.End), "chat %d ends at its model_responded", i)
+			}
 			tools := byName(spans, "execute_tool ")
+			ops := c.ToolIntervals()
+			require.Len(t, tools, len(ops), "no call failed before its operation in these runs")
+			for _, iv := range ops {
+				found := slices.ContainsFunc(tools, func(s sdktrace.ReadOnlySpan) bool {
+					return attrs(s)["gen_ai.tool.call.id"].AsString() == iv.CallID && s.StartTime().Equal(iv.Start) && s.EndTime().Equal(iv.End)
+				})
+				assert.True(t, found, "a span for operation %s from tool_started to tool_finished", iv.OpID)
+			}
 			assert.Len(t, tools, sum.Summary.Stats.ToolCalls)
 			failed := 0
 			for _, s := range tools {

@@ -101,6 +101,27 @@ func TestServeCommand(t *testing.T) {
 		assert.Equal(t, 3, waitExit(t, cmd), "serve exits with the command's status, as run does")
 		assert.Contains(t, stderr.String(), "finished, status ok, exit 3, 21 lines")
 	})
+	t.Run("standard input", func(t *testing.T) {
+		cmd := exec.Command(self(t), "serve", "--addr", "127.0.0.1:0", "-")
+		cmd.Stdin = bytes.NewReader(full)
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		require.NoError(t, cmd.Start())
+		re := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+)/`)
+		var url string
+		require.Eventually(t, func() bool {
+			m := re.FindStringSubmatch(stderr.String())
+			if m != nil {
+				url = m[1]
+			}
+			return m != nil
+		}, 10*time.Second, 10*time.Millisecond)
+		names := sseEvents(t, url)
+		assert.Len(t, names, 22)
+		assert.Equal(t, "end", names[len(names)-1])
+		require.NoError(t, cmd.Process.Signal(os.Interrupt))
+		assert.Equal(t, 0, waitExit(t, cmd))
+	})
 	t.Run("a busy port", func(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
