@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 )
 
 // Finding is one violation of the stream rules found by [Validate].
@@ -67,10 +66,7 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 		types      []string   // types of the first lines, for the ended rule
 		finishedAt int        // line of the first run_finished
 		badFinish  *LineError // the first run_finished line that could not be decoded
-		recorded   *SummaryDTO
-		recordedAt time.Time
-		fields     map[string]bool // the fields the recorded summary has
-		col        = NewStatsCollector()
+		sum        Summarizer // the stats and answer, folded as Summarize folds them
 		opsStarted = map[string]bool{}
 		lastTurn   int
 		turnSeen   bool
@@ -146,20 +142,16 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 			v.optionalTurn(line, d.Turn)
 		case RunFinishedDTO:
 			if finishedAt == 0 {
-				finishedAt, recorded, recordedAt = line, &d.Summary, d.At
-				fields = summaryFields(dec.Raw())
+				finishedAt = line
 			}
 			if !Status(d.Summary.Status).Valid() {
 				v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
 			}
 		}
-		if recorded == nil || finishedAt == line {
-			if e, ok := DTOToEvent(dto); ok {
-				col.Add(e)
-			}
-		}
+		sum.Add(dto, nil, dec.Raw())
 	}
-	if recorded == nil {
+	folded := sum.Recomputed()
+	if folded.Recorded == nil {
 		if badFinish != nil {
 			v.add(badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", badFinish.Line, badFinish.detail())
 			return v.findings, nil
@@ -167,9 +159,7 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 		v.ended(lines, types)
 		return v.findings, nil
 	}
-	col.Close(recordedAt)
-	recomputed := SummaryDTO{Stats: statsToDTO(col.Stats()), Answer: col.Answer()}
-	for _, d := range statsDiff(*recorded, recomputed, fields) {
+	for _, d := range folded.Diff() {
 		v.add(finishedAt, RuleStats, "%s", d)
 	}
 	return v.findings, nil
