@@ -153,8 +153,13 @@ func (rec *Recording) Summary() Recomputed {
 	return rec.sum.Recomputed()
 }
 
-// Finished reports whether a run_finished line has been recorded.
-func (rec *Recording) Finished() bool { return rec.Summary().Recorded != nil }
+// Finished reports whether a run_finished line has been recorded. It is
+// cheap: a follower asks it at every end of the file.
+func (rec *Recording) Finished() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.sum.out.Recorded != nil
+}
 
 // eventName is the SSE event name of a line of type typ: the type itself
 // when it is a plain name (letters, digits, _ . -), else "unknown", so that
