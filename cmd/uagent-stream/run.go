@@ -94,6 +94,17 @@ func cmdRun(e env, args []string) error {
 	if err == nil {
 		err = renderErr
 	}
+	code := reportOutcome(e, stderr, name, o, err)
+	if code == 0 {
+		return nil
+	}
+	return exitError{code}
+}
+
+// reportOutcome prints the outcome line of a run started as run and serve
+// start it, on a line of its own after the command's stderr, and the error
+// of reading it, if any; it returns the exit code for the outcome.
+func reportOutcome(e env, stderr *lastByte, name string, o stream.Outcome, err error) int {
 	code := exitCode(o)
 	how := fmt.Sprintf("exit %d", o.ExitCode)
 	if sig, ok := o.Signal.(syscall.Signal); ok {
@@ -112,10 +123,7 @@ func cmdRun(e env, args []string) error {
 			code = 1
 		}
 	}
-	if code == 0 {
-		return nil
-	}
-	return exitError{code}
+	return code
 }
 
 // exitCode is the exit code of run (and serve) for a run's outcome: the

@@ -124,7 +124,8 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 	becomeSubreaper()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin = e.stdin
-	cmd.Stderr = e.stderr
+	stderr := &lastByte{w: e.stderr}
+	cmd.Stderr = stderr
 	pr, pw := io.Pipe()
 	consumed := make(chan struct{})
 	go func() {
@@ -150,14 +151,5 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 	<-consumed
 	reapOrphans(grace)
 	rec.End(stream.EndOfRun(o))
-	code := exitCode(o)
-	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, exit %d, %d lines\n", sanitize(command[0], false), o.Ending,
-		sanitize(string(o.Status), false), o.ExitCode, o.Lines)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code, string(o.Status)
+	return reportOutcome(e, stderr, command[0], o, err), string(o.Status)
 }
