@@ -25,11 +25,12 @@ import (
 	"github.com/uagentkit/stream"
 )
 
-// served starts `uagent-stream serve` with args on a free loopback port and
-// returns its base URL and the process; it is interrupted at the end of the
-// test.
-func served(t *testing.T, args ...string) (string, *exec.Cmd, *syncBuffer) {
+// served starts `uagent-stream serve` with args on a free loopback port,
+// stdin (when not nil) as its standard input, and returns its base URL and
+// the process; it is interrupted at the end of the test.
+func served(t *testing.T, stdin io.Reader, args ...string) (string, *exec.Cmd, *syncBuffer) {
 	cmd := exec.Command(self(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Stdin = stdin
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
@@ -73,7 +74,7 @@ func TestServeCommand(t *testing.T) {
 	t.Run("a growing file is followed to its end", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "live.jsonl")
 		require.NoError(t, os.WriteFile(path, full[:1000], 0o644))
-		url, cmd, _ := served(t, path)
+		url, cmd, _ := served(t, nil, path)
 		got := make(chan []string)
 		go func() { got <- sseEvents(t, url) }()
 		time.Sleep(200 * time.Millisecond)
@@ -89,7 +90,7 @@ func TestServeCommand(t *testing.T) {
 		assert.Equal(t, 0, waitExit(t, cmd), "interrupted after the run: a graceful shutdown")
 	})
 	t.Run("a command's stream, live, with its exit status", func(t *testing.T) {
-		url, cmd, stderr := served(t, "--", fakeUagent, "-replay", runFile, "-delay", "20ms", "-exit", "3")
+		url, cmd, stderr := served(t, nil, "--", fakeUagent, "-replay", runFile, "-delay", "20ms", "-exit", "3")
 		res, err := http.Get(url + "/events")
 		require.NoError(t, err)
 		body, err := io.ReadAll(res.Body)
@@ -102,20 +103,7 @@ func TestServeCommand(t *testing.T) {
 		assert.Contains(t, stderr.String(), "finished, status ok, exit 3, 21 lines")
 	})
 	t.Run("standard input", func(t *testing.T) {
-		cmd := exec.Command(self(t), "serve", "--addr", "127.0.0.1:0", "-")
-		cmd.Stdin = bytes.NewReader(full)
-		stderr := &syncBuffer{}
-		cmd.Stderr = stderr
-		require.NoError(t, cmd.Start())
-		re := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+)/`)
-		var url string
-		require.Eventually(t, func() bool {
-			m := re.FindStringSubmatch(stderr.String())
-			if m != nil {
-				url = m[1]
-			}
-			return m != nil
-		}, 10*time.Second, 10*time.Millisecond)
+		url, cmd, _ := served(t, bytes.NewReader(full), "-")
 		names := sseEvents(t, url)
 		assert.Len(t, names, 22)
 		assert.Equal(t, "end", names[len(names)-1])
@@ -190,7 +178,7 @@ func TestServePageInABrowser(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "live.jsonl")
 	require.NoError(t, os.WriteFile(path, all[:first], 0o644))
-	url, _, _ := served(t, path)
+	url, _, _ := served(t, nil, path)
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-background-networking", true),
