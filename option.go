@@ -67,7 +67,10 @@ func WithExitCode(code int) Option { return func(o *options) { o.exitCode = code
 func WithStrict() Option { return func(o *options) { o.strict = true } }
 
 // WithGrace sets how long [Start] waits after the interrupt before it kills
-// the process tree, when the context ends. The default is 5 seconds.
+// the process tree, when the context ends, and how long descendants that
+// still hold the pipes get after the process has exited. It is never a
+// limit on the reader: a slow reader gets every line. The default is 5
+// seconds.
 func WithGrace(d time.Duration) Option { return func(o *options) { o.grace = d } }
 
 // WithTiming makes [Open] replay events with their original spacing (by

@@ -134,11 +134,19 @@ type runItem struct {
 // to the Outcome, and to cmd.Stderr too when that is set. Fields of
 // cmd.SysProcAttr that the caller set are kept.
 //
+// Nothing the process tree wrote is lost to a slow reader: while the
+// process runs, the reader's pace holds its writes back, as a pipe does;
+// from its exit (or the interrupt) on, stdout is read to its end at once
+// and held for the reader, however slowly it ranges over [Run.Events].
+//
 // When ctx ends or [Run.Close] is called, Start interrupts the process
-// tree, waits the grace period (see [WithGrace]), then kills what is left
-// of it. Descendants that keep stdout or stderr open after the process has
-// exited get the grace period too, then are killed and the pipes closed.
-// What each platform guarantees:
+// tree, waits the grace period (see [WithGrace]) for the process to exit,
+// then kills what is left of the tree. Once the process has exited,
+// descendants that still hold stdout or stderr open get the grace period,
+// counted from the exit, then the group is killed. A descendant that left
+// the group and still holds a pipe a grace period after that loses what it
+// writes from then on: the pipes are closed. What was written before stays
+// readable. What each platform guarantees:
 //
 //   - Unix: the process and its descendants are one process group: the
 //     interrupt is SIGINT to the group, the kill SIGKILL to the group. A
@@ -210,8 +218,9 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 		r.waited = cmd.Wait()
 		close(r.exited)
 	}()
-	go r.watch(outR, errR)
-	go r.read(outR, nil)
+	out := newPump(outR, r.closed.Load)
+	go r.watch(out, outR, errR)
+	go r.read(out, nil)
 	return r, nil
 }
 
@@ -226,39 +235,48 @@ func newRun(opts []Option) *Run {
 	}
 }
 
-// watch stops the process tree when the context ends. Once the process has
-// exited, it gives the descendants that still hold stdout or stderr open the
-// grace period, then kills the tree; if a pipe is still open after that (a
-// descendant left the group), it closes the pipe, so that Wait returns.
-func (r *Run) watch(stdout, stderr *os.File) {
+// watch stops the process tree when the context ends, and ends the run
+// when the process has exited. From the process's exit (or the interrupt)
+// on, the pump reads stdout to its end without waiting for the reader, so
+// that the reader's pace never decides what is lost. The grace period
+// counts from the exit and is for the descendants that still hold stdout
+// or stderr open: when it runs out, the group is killed; if a pipe is still
+// open a grace period after that (a descendant left the group), the pipes
+// are closed, so that Wait returns. What was read by then stays readable.
+func (r *Run) watch(out *pump, stdout, stderr *os.File) {
 	defer close(r.exit)
 	drained := make(chan struct{})
 	go func() {
-		<-r.done
+		<-out.eof
 		<-r.errEOF
 		close(drained)
 	}()
-	grace := time.NewTimer(r.cfg.grace)
-	defer grace.Stop()
 	select {
 	case <-r.ctx.Done():
+		out.unbound()
 		r.proc.interrupt()
+		grace := time.NewTimer(r.cfg.grace)
 		select {
 		case <-r.exited:
 		case <-grace.C:
 		}
+		grace.Stop()
 		r.proc.kill() // whatever is left of the tree goes now
+		<-r.exited
 	case <-r.exited:
+		out.unbound()
+		grace := time.NewTimer(r.cfg.grace)
 		select {
 		case <-drained:
+			grace.Stop()
 			r.proc.release()
 			return
 		case <-grace.C:
 		case <-r.ctx.Done():
 		}
+		grace.Stop()
 		r.proc.kill()
 	}
-	<-r.exited
 	late := time.NewTimer(r.cfg.grace)
 	defer late.Stop()
 	select {
@@ -349,6 +367,12 @@ func (r *Run) Events() iter.Seq2[any, error] {
 // process. After Wait returns, the process and every goroutine and file of
 // the Run are gone (descendants that left the process group aside; see
 // Start).
+//
+// How long Wait takes: until the process exits, then until its pipes close,
+// at most two grace periods after the exit (one for the descendants in the
+// group, one more for those that left it), plus the time to decode what is
+// still held. After the context ends, the process gets one grace period to
+// exit before the group is killed.
 func (r *Run) Wait() (Outcome, error) {
 	r.waitOnce.Do(func() {
 		close(r.drain)

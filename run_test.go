@@ -371,3 +371,47 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 		})
 	}
 }
+
+// slowStream writes a finished run of n lines of about 100 bytes to a file.
+func slowStream(t *testing.T, n int) string {
+	t.Helper()
+	events := []Event{RunStarted{At: t0, RunID: "r1"}}
+	for i := 1; i < n-1; i++ {
+		events = append(events, UserMessage{At: t0.Add(time.Duration(i) * time.Millisecond), ID: fmt.Sprint("u", i), Text: strings.Repeat("x", 40)})
+	}
+	events = append(events, RunFinished{At: t0.Add(time.Hour), Result: Result{Status: StatusOK}})
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(path, write(t, events), 0o600))
+	return path
+}
+
+// The reader's pace never decides what is delivered: a reader far slower
+// than the grace period, on a stream several times a pipe's capacity, gets
+// every line and the run's end.
+func TestStartSlowReaderLosesNothing(t *testing.T) {
+	const n = 3001
+	path := slowStream(t, n)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	require.Greater(t, st.Size(), int64(4*64<<10), "several times a pipe's capacity")
+	r, err := Start(context.Background(), exec.Command("cat", path), WithGrace(100*time.Millisecond))
+	require.NoError(t, err)
+	var got int
+	var errs []error
+	start := time.Now()
+	for _, err := range r.Events() {
+		if err != nil {
+			errs = append(errs, err)
+		}
+		got++
+		time.Sleep(time.Millisecond)
+	}
+	o, err := r.Wait()
+	require.NoError(t, err)
+	require.Greater(t, time.Since(start), 10*100*time.Millisecond, "the reading took far longer than the grace period")
+	assert.Empty(t, errs)
+	assert.Equal(t, n, got)
+	assert.Equal(t, EndFinished, o.Ending)
+	assert.Equal(t, StatusOK, o.Status)
+	assert.Equal(t, n, o.Lines)
+}

@@ -278,3 +278,55 @@ func TestRunOtelUnreachable(t *testing.T) {
 	assert.Contains(t, stdout, "answer: a.txt has 3 lines")
 	assert.Contains(t, stderr, "uagent-stream: otel: export to http://127.0.0.1:1 failed")
 }
+
+// run and run --json into a pipe read far more slowly than the grace
+// period deliver every line and the run's end: the reader's pace never
+// decides what is lost.
+func TestRunIntoASlowPipe(t *testing.T) {
+	const n = 3001
+	events := []stream.Event{stream.RunStarted{At: t1, RunID: "r1"}}
+	for i := 1; i < n-1; i++ {
+		events = append(events, stream.UserMessage{At: t1.Add(time.Duration(i) * time.Millisecond), ID: fmt.Sprint("u", i), Text: strings.Repeat("x", 40)})
+	}
+	events = append(events, stream.RunFinished{At: t1.Add(time.Hour), Result: stream.Result{Status: stream.StatusOK}})
+	path := sinkFile(t, events...)
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Greater(t, len(raw), 4*64<<10, "several times a pipe's capacity")
+	for _, asJSON := range []bool{true, false} {
+		t.Run(fmt.Sprint("json ", asJSON), func(t *testing.T) {
+			args := []string{"run", "--grace", "100ms"}
+			if asJSON {
+				args = append(args, "--json")
+			}
+			cmd := exec.Command(self(t), append(args, "--", "cat", path)...)
+			pr, pw, err := os.Pipe()
+			require.NoError(t, err)
+			defer pr.Close()
+			var errOut syncBuffer
+			cmd.Stdout, cmd.Stderr = pw, &errOut
+			require.NoError(t, cmd.Start())
+			pw.Close()
+			var out bytes.Buffer
+			buf := make([]byte, 2<<10)
+			start := time.Now()
+			for {
+				k, err := pr.Read(buf)
+				out.Write(buf[:k])
+				if err != nil {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			assert.Equal(t, 0, waitExit(t, cmd), errOut.String())
+			assert.Greater(t, time.Since(start), 5*100*time.Millisecond, "the reading took far longer than the grace period")
+			assert.Contains(t, errOut.String(), fmt.Sprintf("finished, status ok, exit 0, %d lines\n", n))
+			if asJSON {
+				assert.Equal(t, len(raw), out.Len())
+				assert.True(t, bytes.Equal(raw, out.Bytes()), "every byte passed through")
+			} else {
+				assert.Equal(t, n-2, strings.Count(out.String(), strings.Repeat("x", 40)), "every message rendered")
+			}
+		})
+	}
+}
