@@ -418,9 +418,12 @@ func parseInt(span []byte, bits int) (int64, bool) {
 	return int64(u), u < limit
 }
 
-// skip consumes one value of any kind, checking its syntax.
+// skip consumes one value of any kind, checking its syntax. depth is the
+// nesting depth of the object or array the value is in (the line's object is
+// 1): an object or array deeper than maxDepth is an error, as in
+// encoding/json.
 func (p *parser) skip(depth int) *parseError {
-	if depth > maxDepth {
+	if c := p.peek(); (c == '{' || c == '[') && depth+1 > maxDepth {
 		return p.fail(ErrSyntax, "nesting deeper than %d at byte %d", maxDepth, p.pos)
 	}
 	switch p.peek() {
@@ -615,12 +618,12 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 		if c != '{' {
 			break
 		}
-		return p.mapInt(f, fv)
+		return p.mapInt(f, fv, depth+1)
 	case kindStrings:
 		if c != '[' {
 			break
 		}
-		return p.strings(f, fv)
+		return p.strings(f, fv, depth+1)
 	}
 	fault = &parseError{pos: start, field: f.name,
 		err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, kindNames[f.kind], p.jsonKind())}
@@ -663,7 +666,7 @@ func (p *parser) object(c *structCodec, v reflect.Value, depth int) *parseError 
 				}
 				fault = cmp.Or(fault, withField(err, f.name))
 			}
-		} else if err := p.skip(depth + 1); err != nil {
+		} else if err := p.skip(depth); err != nil {
 			return err
 		}
 		switch p.peek() {
@@ -688,7 +691,7 @@ func withField(e *parseError, name string) *parseError {
 	return e
 }
 
-func (p *parser) mapInt(f *field, fv reflect.Value) *parseError {
+func (p *parser) mapInt(f *field, fv reflect.Value, depth int) *parseError {
 	p.pos++ // '{'
 	m := fv.Interface().(map[string]int)
 	if m == nil {
@@ -712,7 +715,7 @@ func (p *parser) mapInt(f *field, fv reflect.Value) *parseError {
 			return err
 		}
 		var n reflect.Value = reflect.New(reflect.TypeFor[int]()).Elem()
-		if err := p.value(&field{name: k, kind: kindInt, bits: strconv.IntSize}, n, 1); err != nil {
+		if err := p.value(&field{name: k, kind: kindInt, bits: strconv.IntSize}, n, depth); err != nil {
 			if !errors.Is(err.err, ErrFieldType) {
 				return err
 			}
@@ -732,7 +735,7 @@ func (p *parser) mapInt(f *field, fv reflect.Value) *parseError {
 	}
 }
 
-func (p *parser) strings(f *field, fv reflect.Value) *parseError {
+func (p *parser) strings(f *field, fv reflect.Value, depth int) *parseError {
 	p.pos++ // '['
 	out := []string{}
 	var fault *parseError
@@ -757,7 +760,7 @@ func (p *parser) strings(f *field, fv reflect.Value) *parseError {
 		default:
 			start := p.pos
 			kind := p.jsonKind()
-			if err := p.skip(1); err != nil {
+			if err := p.skip(depth); err != nil {
 				return err
 			}
 			fault = cmp.Or(fault, &parseError{pos: start,

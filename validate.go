@@ -63,7 +63,7 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 	dec := NewDecoder(r, opts...)
 	var (
 		lines      int
-		types      []string   // types of the first lines, for the ended rule
+		startOnly  = true     // every line so far is run_started, then preflight warnings
 		finishedAt int        // line of the first run_finished
 		badFinish  *LineError // the first run_finished line that could not be decoded
 		sum        Summarizer // the stats and answer, folded as Summarize folds them
@@ -87,6 +87,7 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 				continue // the line itself comes next
 			}
 			lines++
+			startOnly = false
 			if lines == 1 {
 				v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")
 			}
@@ -97,8 +98,10 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 		}
 		lines++
 		typ := TypeOf(dto)
-		if len(types) < 8 {
-			types = append(types, typ)
+		if lines == 1 {
+			startOnly = typ == TypeRunStarted
+		} else {
+			startOnly = startOnly && typ == TypePreflightWarning
 		}
 		if lines == 1 && typ != TypeRunStarted {
 			v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
@@ -156,7 +159,7 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 			v.add(badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", badFinish.Line, badFinish.detail())
 			return v.findings, nil
 		}
-		v.ended(lines, types)
+		v.ended(lines, startOnly)
 		return v.findings, nil
 	}
 	for _, d := range folded.Diff() {
@@ -181,13 +184,9 @@ func (v *validator) optionalTurn(line, turn int) {
 }
 
 // ended checks a stream without run_finished against the endings the
-// contract allows.
-func (v *validator) ended(lines int, types []string) {
-	startOnly := len(types) > 0 && types[0] == TypeRunStarted
-	for _, t := range types[min(1, len(types)):] {
-		startOnly = startOnly && t == TypePreflightWarning
-	}
-	startOnly = startOnly && lines == len(types)
+// contract allows. startOnly reports a stream of run_started and then only
+// preflight warnings, however many.
+func (v *validator) ended(lines int, startOnly bool) {
 	switch {
 	case lines == 0 && v.exitCode == ExitUsage, startOnly && v.exitCode == ExitError:
 	case lines == 0:

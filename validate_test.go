@@ -2,6 +2,8 @@ package stream
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,6 +165,31 @@ func TestValidate(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, fs, 1)
 	})
+	t.Run("no count changes the verdict", func(t *testing.T) {
+		for _, n := range []int{1, 7, 8, 9, 100, 20000} {
+			evs := []Event{RunStarted{At: t0}}
+			for range n {
+				evs = append(evs, PreflightWarning{At: t0, Message: "w"})
+			}
+			start := write(t, evs)
+			fs, err := Validate(bytes.NewReader(start), WithExitCode(ExitError))
+			require.NoError(t, err)
+			assert.Empty(t, fs, "%d warnings after run_started end a run that could not start", n)
+			fs, err = Validate(bytes.NewReader(append(start, write(t, []Event{UserMessage{At: t0}})...)), WithExitCode(ExitError))
+			require.NoError(t, err)
+			require.Len(t, fs, 1, "%d warnings, then a message: cut off", n)
+			assert.Equal(t, RuleFinished, fs[0].Rule)
+		}
+	})
+	t.Run("findings beyond the kept ones still fail the stream", func(t *testing.T) {
+		var b bytes.Buffer
+		for range maxFindings + 10 {
+			b.WriteString("not json\n")
+		}
+		fs, err := Validate(&b)
+		require.NoError(t, err)
+		assert.Len(t, fs, maxFindings, "the first findings are kept")
+	})
 }
 
 func TestValidateFixturesOnDisk(t *testing.T) {
@@ -189,4 +216,40 @@ func TestFindingsQuoteUnprintableTypes(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, fs)
 	assert.Equal(t, `the first line is "\x1b[2J", want run_started`, fs[0].Message)
+}
+
+// The limits kept on purpose, each at its edge: nesting as deep as
+// encoding/json allows is read, one level more is an error as it is there;
+// line errors are counted exactly beyond the first ones kept.
+func TestLimitsAtTheirEdges(t *testing.T) {
+	// Each prefix opens the given number of objects before the nesting.
+	for prefix, open := range map[string]int{
+		`{"v":1,"type":"x","at":"2026-09-23T12:00:00Z","deep":`:                                              1,
+		`{"v":1,"type":"run_finished","at":"2026-09-23T12:00:00Z","summary":{"stats":{"failures":[`:          4,
+		`{"v":1,"type":"run_finished","at":"2026-09-23T12:00:00Z","summary":{"stats":{"turns":`:              3,
+		`{"v":1,"type":"run_finished","at":"2026-09-23T12:00:00Z","summary":{"stats":{"x":`:                  3,
+		`{"v":1,"type":"run_finished","at":"2026-09-23T12:00:00Z","summary":{"stats":{"tools_by_name":{"a":`: 4,
+	} {
+		closing := strings.Repeat("}", open)
+		if strings.HasSuffix(prefix, "[") {
+			closing = "]" + strings.Repeat("}", open-1)
+		}
+		for _, depth := range []int{maxDepth, maxDepth + 1} {
+			n := depth - open
+			line := []byte(prefix + strings.Repeat("[", n) + strings.Repeat("]", n) + closing + "\n")
+			var v any
+			jsonErr := json.Unmarshal(line, &v)
+			_, err := NewDecoder(bytes.NewReader(line)).Decode()
+			syntax := errors.Is(err, ErrSyntax)
+			assert.Equal(t, jsonErr != nil, syntax, "depth %d after %.60s: as encoding/json (%v, %v)", depth, prefix, jsonErr, err)
+		}
+	}
+	var b bytes.Buffer
+	for range maxKeptErrors + 5 {
+		b.WriteString("not json\n")
+	}
+	r, err := Summarize(&b)
+	require.NoError(t, err)
+	assert.Equal(t, maxKeptErrors+5, r.LineErrors, "counted exactly")
+	assert.Len(t, r.FirstErrors, maxKeptErrors)
 }
