@@ -179,3 +179,18 @@ func TestRootPackageImportsOnlyTheStandardLibrary(t *testing.T) {
 	assert.Equal(t, []string{"github.com/uagentkit/stream/internal/span", "github.com/uagentkit/stream"},
 		strings.Fields(string(out)), "only the module's own packages beside the standard library")
 }
+
+// The root package links nothing that talks to another system: a
+// front-end that only reads streams pays for no HTTP server or TLS.
+func TestRootPackageLinksNoServer(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command on this platform")
+	}
+	out, err := exec.Command(goCmd, "list", "-deps", ".").Output()
+	require.NoError(t, err)
+	deps := strings.Fields(string(out))
+	for _, pkg := range []string{"net/http", "crypto/tls", "net"} {
+		assert.NotContains(t, deps, pkg)
+	}
+}

@@ -2,43 +2,24 @@ package main
 
 import (
 	"context"
-	"embed"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
-	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/ssestream"
 )
-
-//go:embed web
-var web embed.FS
-
-// page serves the viewer page: index.html, its script and its style, all
-// embedded, with the package's local-only guard and CSP.
-func page() http.Handler {
-	sub, _ := fs.Sub(web, "web")
-	return http.FileServerFS(sub)
-}
-
-// serveMux is the whole HTTP interface: the page, and the stream's events
-// and summary from the package's Handler.
-func serveMux(rec *stream.Recording) http.Handler {
-	mux := http.NewServeMux()
-	h := stream.NewHandler(rec)
-	mux.Handle("GET /events", h)
-	mux.Handle("GET /summary", h)
-	mux.Handle("GET /", page())
-	return stream.LocalOnly(mux)
-}
 
 // cmdServe serves a run to browsers: a file being written (followed until
 // its run_finished), standard input, or a command started as run starts
@@ -46,7 +27,9 @@ func serveMux(rec *stream.Recording) http.Handler {
 func cmdServe(e env, args []string) error {
 	fl := flags(e, "serve")
 	addr := fl.String("addr", "127.0.0.1:8080", "listen on this `host:port`")
-	public := fl.Bool("public", false, "allow --addr to be an address other than a loopback one (the run is then readable by anyone who can reach it)")
+	public := fl.Bool("public", false, "allow --addr to be an address other than a loopback one; the run is then readable only with its token")
+	tokenFile := fl.String("token-file", "", "require the token in this `file` (its first line) instead of a random one; also on loopback")
+	maxClients := fl.Int("max-clients", ssestream.MaxClients, "serve at most this many event streams at once; one more is answered 503")
 	grace := fl.Duration("grace", 5*time.Second, "for a command: how long an interrupted run gets before what is left of it is killed")
 	otelOn := fl.Bool("otel", false, "also export the run live as OpenTelemetry spans (OTLP, configured by the OTEL_* variables)")
 	otelContent := fl.Bool("otel-content", false, "with --otel, also export message texts, tool arguments and the answer")
@@ -67,8 +50,13 @@ func cmdServe(e env, args []string) error {
 	if err != nil {
 		return fl.usageError(fmt.Sprintf("--addr %q: %v", *addr, err))
 	}
-	if ip := net.ParseIP(host); !*public && !(host == "localhost" || ip != nil && ip.IsLoopback()) {
-		return fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to serve the run beyond this machine", *addr))
+	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
+	if !*public && !loopback {
+		return fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to serve the run beyond this machine, readable with its token", *addr))
+	}
+	token, err := serveToken(e, *tokenFile, !loopback)
+	if err != nil {
+		return err
 	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -76,10 +64,11 @@ func cmdServe(e env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rec := stream.NewRecording()
+	rec := ssestream.NewRecording()
+	h := ssestream.NewHandler(rec, ssestream.WithToken(token), ssestream.WithMaxClients(*maxClients))
 	served := make(chan error, 1)
-	go func() { served <- stream.ServeUntil(ctx, l, serveMux(rec), 2*time.Second) }()
-	fmt.Fprintf(e.stderr, "uagent-stream: serving http://%s/\n", l.Addr())
+	go func() { served <- ssestream.Serve(ctx, l, h, 2*time.Second) }()
+	fmt.Fprintf(e.stderr, "uagent-stream: serving %s\n", serveURL(l.Addr(), token))
 
 	export := newLiveExport(e, *otelOn, *otelContent)
 	code := 0
@@ -102,7 +91,7 @@ func cmdServe(e env, args []string) error {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		}
 		exported()
-		rec.End(stream.EndOf(rec))
+		rec.End(nil)
 		export.end(e, "")
 	}
 	if ctx.Err() == nil {
@@ -120,7 +109,7 @@ func cmdServe(e env, args []string) error {
 
 // serveCommand runs the command as run does, records its stream live and
 // ends the record with its outcome; it returns run's exit code.
-func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []string, grace time.Duration, export *liveExport) (int, string) {
+func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command []string, grace time.Duration, export *liveExport) (int, string) {
 	becomeSubreaper()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin = e.stdin
@@ -140,7 +129,7 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 		pw.Close()
 		<-consumed
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		rec.End(stream.EndEvent{Ending: stream.EndCutOff.String(), Status: string(stream.StatusError), ExitCode: -1})
+		rec.End(&stream.Outcome{Ending: stream.EndCutOff, Status: stream.StatusError, ExitCode: -1})
 		return startFailure(err), string(stream.StatusError)
 	}
 	for range export.tap(run.Events()) {
@@ -150,6 +139,58 @@ func serveCommand(ctx context.Context, e env, rec *stream.Recording, command []s
 	pw.Close()
 	<-consumed
 	reapOrphans(grace)
-	rec.End(stream.EndOfRun(o))
+	rec.End(&o)
 	return reportOutcome(e, stderr, command[0], o, err), string(o.Status)
+}
+
+// tokenEnv names the variable that gives serve its token, as --token-file
+// does.
+const tokenEnv = "UAGENT_STREAM_TOKEN"
+
+// serveToken is the token the served run requires: the first line of
+// --token-file, else $UAGENT_STREAM_TOKEN, else, when the address is not
+// loopback (need), a random one of 192 bits; none otherwise.
+func serveToken(e env, file string, need bool) (string, error) {
+	switch {
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("serve: --token-file: %w", err)
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if t := strings.TrimSpace(first); t != "" {
+			return t, nil
+		}
+		return "", fmt.Errorf("serve: --token-file %s: the first line is empty", file)
+	case os.Getenv(tokenEnv) != "":
+		return os.Getenv(tokenEnv), nil
+	case !need:
+		return "", nil
+	}
+	b := make([]byte, 24)
+	rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// serveURL is the URL to open: the listening address (for an unspecified
+// one, the first address of this machine's that is not loopback, which the
+// server's Host check accepts), with the token when there is one. It is
+// the one line that ever shows the token.
+func serveURL(a net.Addr, token string) string {
+	host, port, _ := net.SplitHostPort(a.String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, ad := range addrs {
+				if n, ok := ad.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+					host = n.IP.String()
+					break
+				}
+			}
+		}
+	}
+	u := "http://" + net.JoinHostPort(host, port) + "/"
+	if token != "" {
+		u += "?token=" + url.QueryEscape(token)
+	}
+	return u
 }

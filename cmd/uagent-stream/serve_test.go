@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/testenv"
 )
 
 // served starts `uagent-stream serve` with args on a free loopback port,
@@ -96,7 +97,7 @@ func TestServeCommand(t *testing.T) {
 		body, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		require.NoError(t, err)
-		assert.Contains(t, string(body), "event: end\ndata: {\"kind\":\"finished\",\"status\":\"ok\",\"exit_code\":3}\n\n")
+		assert.Contains(t, string(body), "event: end\ndata: {\"ending\":\"finished\",\"status\":\"ok\",\"exit_code\":3}\n\n")
 		assert.Equal(t, 22, strings.Count(string(body), "\nevent: ")+btoi(strings.HasPrefix(string(body), "event: ")))
 		require.NoError(t, cmd.Process.Signal(os.Interrupt))
 		assert.Equal(t, 3, waitExit(t, cmd), "serve exits with the command's status, as run does")
@@ -118,6 +119,71 @@ func TestServeCommand(t *testing.T) {
 		assert.Equal(t, 1, code)
 		assert.Contains(t, stderr, "uagent-stream: serve: cannot listen on "+l.Addr().String())
 	})
+	t.Run("beyond loopback, readable only with its token", func(t *testing.T) {
+		cmd := exec.Command(self(t), "serve", "--public", "--addr", "0.0.0.0:0", runFile)
+		stderr := &syncBuffer{}
+		cmd.Stderr = stderr
+		require.NoError(t, cmd.Start())
+		re := regexp.MustCompile(`uagent-stream: serving http://[^/]+:(\d+)/\?token=([A-Za-z0-9_-]+)\n`)
+		var m []string
+		require.Eventually(t, func() bool { m = re.FindStringSubmatch(stderr.String()); return m != nil }, 10*time.Second, 10*time.Millisecond, stderr.String())
+		port, token := m[1], m[2]
+		assert.GreaterOrEqual(t, len(token), 22, "at least 128 bits")
+		base := "http://127.0.0.1:" + port
+		for _, path := range []string{"/", "/events", "/summary", "/app.js"} {
+			res, err := http.Get(base + path)
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
+			res, err = http.Get(base + path + "?token=" + token + "x")
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
+		}
+		res, err := http.Get(base + "/summary?token=" + token)
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+		require.NoError(t, cmd.Process.Signal(os.Interrupt))
+		assert.Equal(t, 0, waitExit(t, cmd))
+		assert.Equal(t, 1, strings.Count(stderr.String(), token), "the token is printed once, in the URL line:\n%s", stderr.String())
+	})
+	t.Run("a chosen token, from a file or the environment", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "token")
+		require.NoError(t, os.WriteFile(file, []byte("from-the-file\nignored\n"), 0o600))
+		for _, c := range []struct {
+			args  []string
+			env   string
+			token string
+		}{
+			{[]string{"--token-file", file}, "", "from-the-file"},
+			{nil, "from-the-env", "from-the-env"},
+		} {
+			cmd := exec.Command(self(t), append(append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...), runFile)...)
+			cmd.Env = append(os.Environ(), "UAGENT_STREAM_TOKEN="+c.env)
+			stderr := &syncBuffer{}
+			cmd.Stderr = stderr
+			require.NoError(t, cmd.Start())
+			re := regexp.MustCompile(`serving (http://127\.0\.0\.1:\d+)/\?token=` + c.token + `\n`)
+			var m []string
+			require.Eventually(t, func() bool { m = re.FindStringSubmatch(stderr.String()); return m != nil }, 10*time.Second, 10*time.Millisecond, stderr.String())
+			res, err := http.Get(m[1] + "/summary")
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "a token given on loopback is required too")
+			req, _ := http.NewRequest("GET", m[1]+"/summary", nil)
+			req.Header.Set("Authorization", "Bearer "+c.token)
+			res, err = http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			res.Body.Close()
+			assert.Equal(t, http.StatusOK, res.StatusCode)
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			assert.Equal(t, 0, waitExit(t, cmd))
+		}
+		code, _, stderr := runCmd(t, "", "serve", "--token-file", filepath.Join(t.TempDir(), "missing"), runFile)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, stderr, "--token-file")
+	})
 	t.Run("beyond loopback only when asked", func(t *testing.T) {
 		code, _, stderr := runCmd(t, "", "serve", "--addr", "0.0.0.0:0", runFile)
 		assert.Equal(t, 2, code)
@@ -132,25 +198,9 @@ func btoi(b bool) int {
 	return 0
 }
 
-// chromium finds the browser from the operating system's packages (CI
-// installs it; elsewhere, without it, the test skips).
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no chromium: .ci/run installs it (apt-get install chromium)")
-	}
-	t.Skip("no chromium on this machine: apt-get install chromium")
-	return ""
-}
-
 // The page in a real browser: it shows a run as it is written, and a
 // stream's HTML and script stay text.
 func TestServePageInABrowser(t *testing.T) {
-	browser := chromium(t)
 	evil := `<img src=x onerror="window.pwned=1">`
 	evil2 := `</script><script>window.pwned=2</script>`
 	var buf bytes.Buffer
@@ -180,14 +230,7 @@ func TestServePageInABrowser(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, all[:first], 0o644))
 	url, _, _ := served(t, nil, path)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
-		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1200, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	ctx := testenv.Browser(t)
 	// The first Run starts the browser and lives as long as ctx: no timeout on it.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url+"/")))
 	js := func(expr string) string {
@@ -221,7 +264,7 @@ func TestServePageInABrowser(t *testing.T) {
 	require.NoError(t, err)
 	f.Close()
 
-	until(`document.getElementById("state").textContent.startsWith("finished")`)
+	until(`document.getElementById("state").textContent.startsWith("finished ·")`)
 	until(`document.getElementById("totals").textContent.includes("turns 2")`)
 	until(`document.querySelectorAll("#timeline rect.bar").length >= 4`) // redrawn shortly after the last event
 	assert.Equal(t, "done: "+evil, text("#answer"), "the final answer, as text")
@@ -230,8 +273,10 @@ func TestServePageInABrowser(t *testing.T) {
 	totals := text("#totals")
 	assert.Contains(t, totals, "turns 2")
 	assert.Contains(t, totals, "tokens in 300")
-	assert.Contains(t, totals, "model 1380ms", "the totals are the server's fold")
-	assert.Equal(t, "finished: finished, ok, exit 0", text("#state"))
+	assert.Contains(t, totals, "model 1.4 s", "the totals are the server's fold, as people read durations")
+	assert.Contains(t, totals, "wall 2 s")
+	assert.Equal(t, "finished · ok · exit 0", text("#state"))
+	assert.Contains(t, text("#transcript li.finished"), "finished: ok", "one exit code: the badge's")
 	bars, _ := strconv.Atoi(count("#timeline rect.bar"))
 	assert.GreaterOrEqual(t, bars, 4, "two turns and two tools in the lanes")
 	assert.Equal(t, "0", count("img, script:not([src])"), "no element is created from the stream's markup")

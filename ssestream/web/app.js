@@ -34,6 +34,19 @@ function at(d) {
   return isNaN(t) ? null : t;
 }
 
+// duration shows milliseconds as people read them: 850 ms, 3.5 s,
+// 1 m 12 s, 2 h 5 m.
+function duration(ms) {
+  ms = Number(ms) || 0;
+  const sign = ms < 0 ? "−" : "";
+  ms = Math.abs(ms);
+  if (ms < 1000) return sign + Math.round(ms) + " ms";
+  if (ms < 60000) return sign + (Math.round(ms / 100) / 10) + " s";
+  const s = Math.floor(ms / 1000);
+  if (s < 3600) return sign + Math.floor(s / 60) + " m " + (s % 60) + " s";
+  return sign + Math.floor(s / 3600) + " h " + Math.floor((s % 3600) / 60) + " m";
+}
+
 function stamp(t) {
   if (!t || !state.start) return "";
   return ((t - state.start) / 1000).toFixed(3) + "s";
@@ -95,7 +108,7 @@ const handlers = {
   },
   model_responded(d, t) {
     const u = d.usage || {};
-    add("model", t, ["  model " + (d.duration_ms || 0) + "ms · in " + (u.input || 0) + " · out " + (u.output || 0) +
+    add("model", t, ["  model " + duration(d.duration_ms) + " · in " + (u.input || 0) + " · out " + (u.output || 0) +
       (d.stop && d.stop !== "complete" ? " · stop " + d.stop : "")]);
     if (d.failure) add("error", t, ["  ✗ model failure: " + d.failure]);
     if (state.turn) {
@@ -111,7 +124,7 @@ const handlers = {
   tool_finished(d, t) {
     const op = state.ops.get(d.op_id || "");
     if (op && op.open) Object.assign(op, { end: t, ok: d.ok, open: false });
-    add(d.ok ? "ok" : "fail", t, [el("span", "mark", d.ok ? "✓ " : "✗ "), d.name + ": " + d.label + " · " + d.detail + " · " + d.duration_ms + "ms"]);
+    add(d.ok ? "ok" : "fail", t, [el("span", "mark", d.ok ? "✓ " : "✗ "), d.name + ": " + d.label + " · " + d.detail + " · " + duration(d.duration_ms)]);
   },
   assistant_message(d, t) {
     add(d.final ? "answer" : "assistant", t, [el("b", "", d.final ? "answer: " : "assistant: "), d.text]);
@@ -122,7 +135,7 @@ const handlers = {
   run_finished(d, t) {
     state.finished = true;
     const s = d.summary || {};
-    add("finished", t, ["── " + s.status + " · exit " + s.runner_exit_code]);
+    add("finished", t, ["── finished: " + s.status]);
     if (s.answer) showAnswer(s.answer);
   },
 };
@@ -192,8 +205,8 @@ async function totals() {
     const tk = st.tokens || {};
     const box = $("totals");
     box.replaceChildren();
-    for (const [k, v] of [["status", s.status], ["wall", (s.wall_ms || 0) + "ms"], ["model", (st.model_ms || 0) + "ms"],
-      ["tools", (st.tool_busy_ms || 0) + "ms"], ["turns", st.turns || 0], ["tool calls", st.tool_calls || 0],
+    for (const [k, v] of [["status", s.status], ["wall", duration(s.wall_ms)], ["model", duration(st.model_ms)],
+      ["tools", duration(st.tool_busy_ms)], ["turns", st.turns || 0], ["tool calls", st.tool_calls || 0],
       ["tokens in", tk.input || 0], ["tokens out", tk.output || 0]]) {
       const item = el("span", "total");
       item.appendChild(el("b", "", k + " "));
@@ -241,7 +254,7 @@ function start() {
     let d = {};
     try { d = JSON.parse(ev.data); } catch (e) { /* shown as is */ }
     setState(d.status === "ok" ? "finished" : "failed");
-    $("state").textContent = "finished: " + d.kind + ", " + d.status + ", exit " + d.exit_code;
+    $("state").textContent = d.ending + " · " + d.status + " · exit " + d.exit_code;
     refresh();
   });
 }

@@ -1,0 +1,122 @@
+//go:build unix
+
+package ssestream
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/testenv"
+)
+
+// browserJS evaluates expr in the tab, awaiting a promise.
+func browserJS[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	require.NoError(t, err, expr)
+	return v
+}
+
+func until(t *testing.T, ctx context.Context, expr string) {
+	t.Helper()
+	wctx, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	_, err := chromedp.Run(wctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, "waiting for %s", expr)
+}
+
+// The hostile matrix of TestEventsCannotBeForged, once through a real
+// EventSource: each line is one event with its id, its name and its JSON
+// value; end comes from the server alone.
+func TestEventSourceInChromium(t *testing.T) {
+	ctx := testenv.Browser(t)
+	const at = `"at":"2026-09-23T12:00:00Z"`
+	matrix := []string{
+		`{"v":1,"type":"user_message",` + at + `,"id":"u","text":"a\r\nb\u2028c` + "\u2028" + `d\u0000"}`,
+		"{\"v\":1,\r\"type\":\"end\",\r" + at + "}",
+		`{"v":1,"type":"line_error",` + at + `,"line":99}`,
+		`{"v":1,"type":"message",` + at + `}`,
+		`{"v":1,"type":"x\nevent: end\ndata: {}",` + at + `}`,
+		`{"v":1,"type":"assistant_message",` + at + `,"text":"` + strings.Repeat("é", 300000) + `","final":true}`,
+		`{"v":1,"type":"reasoning",` + at + `,"text":"broken`,
+		`{"v":1,"type":"run_finished",` + at + `,"summary":{"status":"ok"}}`,
+	}
+	srv := httptest.NewServer(NewHandler(recorded(t, []byte(strings.Join(matrix, "\n")+"\n"))))
+	defer srv.Close()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
+	names := append(stream.EventTypes(), "unknown", "line_error", "end", "message")
+	namesJSON, _ := json.Marshal(names)
+	got := browserJS[string](t, ctx, `new Promise((resolve) => {
+		const seen = [];
+		const es = new EventSource("/events");
+		for (const name of `+string(namesJSON)+`) {
+			es.addEventListener(name, (e) => {
+				seen.push({id: e.lastEventId, event: e.type, data: e.data});
+				if (name === "end") { es.close(); resolve(JSON.stringify(seen)); }
+			});
+		}
+	})`)
+	var evs []struct{ ID, Event, Data string }
+	require.NoError(t, json.Unmarshal([]byte(got), &evs))
+	require.Len(t, evs, len(matrix)+1, "one event per line, and the end")
+	for i, l := range matrix {
+		ev := evs[i]
+		assert.Equal(t, strconv.Itoa(i+1), ev.ID)
+		var want, have any
+		if json.Unmarshal([]byte(l), &want) != nil {
+			assert.Equal(t, "line_error", ev.Event, "line %d", i+1)
+			continue
+		}
+		require.NoError(t, json.Unmarshal([]byte(ev.Data), &have), "line %d", i+1)
+		assert.True(t, cmp.Equal(want, have), "line %d: the same JSON value", i+1)
+		typ := want.(map[string]any)["type"].(string)
+		if eventNames[typ] {
+			assert.Equal(t, typ, ev.Event)
+		} else {
+			assert.Equal(t, "unknown", ev.Event, "line %d of type %q", i+1, typ)
+		}
+	}
+	assert.Equal(t, "end", evs[len(evs)-1].Event)
+}
+
+// The page opened with ?token= shows the run, drops the token from its
+// address, and keeps following the run across a reconnect by its cookie.
+func TestPageWithTokenFollowsAcrossAReconnect(t *testing.T) {
+	ctx := testenv.Browser(t)
+	const token = "t0ken-for-the-page"
+	run := lines(readFile(t, runFile))
+	rec := NewRecording()
+	srv := httptest.NewServer(NewHandler(rec, WithToken(token)))
+	defer srv.Close()
+	for i, l := range run[:6] {
+		rec.add(i+1, mustDecode(t, l), nil, l)
+	}
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?token="+token)))
+	until(t, ctx, `document.querySelectorAll("#transcript li").length >= 3`)
+	assert.Equal(t, srv.URL+"/", browserJS[string](t, ctx, `location.href`), "the token is gone from the address")
+	assert.Equal(t, "", browserJS[string](t, ctx, `document.cookie`), "the cookie is HttpOnly")
+	assert.Equal(t, "live", browserJS[string](t, ctx, `document.getElementById("state").textContent`))
+	before := browserJS[int](t, ctx, `document.querySelectorAll("#transcript li").length`)
+
+	srv.CloseClientConnections() // the event stream drops: EventSource reconnects, with the cookie
+	until(t, ctx, `document.getElementById("state").textContent === "reconnecting"`)
+	for i, l := range run[6:] {
+		rec.add(i+7, mustDecode(t, l), nil, l)
+	}
+	rec.End(nil)
+	until(t, ctx, `document.getElementById("state").textContent.startsWith("finished ·")`)
+	after := browserJS[int](t, ctx, `document.querySelectorAll("#transcript li").length`)
+	assert.Greater(t, after, before, "the rest of the run arrived after the reconnect")
+	assert.Equal(t, 1, browserJS[int](t, ctx, `document.querySelectorAll("#transcript li.finished").length`), "nothing doubled")
+	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("answer").textContent`), "a.txt has 3 lines")
+}

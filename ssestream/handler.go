@@ -1,0 +1,332 @@
+// Package ssestream serves a uagent stream over HTTP: the run's lines as
+// Server-Sent Events, its summary and its intervals as JSON, and a page
+// that shows the run live in a browser.
+//
+//	rec := ssestream.NewRecording()
+//	go func() { rec.Consume(r); rec.End(nil) }()
+//	ssestream.Serve(ctx, listener, ssestream.NewHandler(rec), 2*time.Second)
+//
+// It is a package of its own, on top of the stream package, so that a
+// program that only reads streams links no HTTP server.
+package ssestream
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"embed"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/uagentkit/stream"
+)
+
+// The SSE event names that the server makes itself. No stream line is
+// sent under them: a line is sent under its type only when that is one of
+// the contract's event types ([stream.EventTypes]), else as EventUnknown.
+const (
+	EventEnd       = "end"        // after the last line: how the run ended
+	EventLineError = "line_error" // a line that could not be read
+	EventUnknown   = "unknown"    // a line of a type the contract does not name
+)
+
+// Defaults of a [Handler].
+const (
+	// KeepAlive is how often a comment is written to an idle client.
+	KeepAlive = 15 * time.Second
+	// WriteTimeout is how long one write to a client may take before the
+	// client is dropped (it may resume with Last-Event-ID).
+	WriteTimeout = 10 * time.Second
+	// MaxClients is how many event streams are served at once; one more
+	// is answered 503.
+	MaxClients = 256
+)
+
+// TokenCookie is the cookie in which a browser keeps the token of a
+// Handler that requires one.
+const TokenCookie = "uagent_stream_token"
+
+var eventNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range stream.EventTypes() {
+		m[t] = true
+	}
+	return m
+}()
+
+// eventName is the SSE event name of a line of type typ: the type when the
+// contract names it, else EventUnknown, so that a line can neither break
+// the framing nor pass for an event the server makes.
+func eventName(typ string) string {
+	if eventNames[typ] {
+		return typ
+	}
+	return EventUnknown
+}
+
+//go:embed web
+var web embed.FS
+
+// Option configures a [Handler].
+type Option func(*Handler)
+
+// WithToken makes the Handler answer only requests that carry token: as
+// ?token=, as "Authorization: Bearer TOKEN", or in the TokenCookie cookie.
+// A page request with a valid ?token= gets the cookie (HttpOnly,
+// SameSite=Strict) and a redirect to the same URL without the token, so
+// that the token stays out of the address bar, the history and Referer
+// headers. Any other request is answered 401, with nothing of the run.
+// Tokens are compared in constant time. An empty token requires none.
+func WithToken(token string) Option {
+	return func(h *Handler) {
+		if token != "" {
+			sum := sha256.Sum256([]byte(token))
+			h.token = sum[:]
+		}
+	}
+}
+
+// WithMaxClients sets how many event streams are served at once (default
+// MaxClients); a client above it is answered 503 and may retry.
+func WithMaxClients(n int) Option { return func(h *Handler) { h.maxClients = int64(n) } }
+
+// Handler serves a [Recording] over HTTP, for browsers and other
+// front-ends:
+//
+//   - GET /events: text/event-stream, one event per recorded line: id the
+//     line number (1-based, counting every line of the stream, blank ones
+//     too; blank lines send nothing), event the line's type when the
+//     contract names it, else "unknown", data the line's bytes, a carriage
+//     return (JSON white space, but a line end to an SSE client) sent as a
+//     space, so that the data's JSON value is the line's. A line that could
+//     not be read is event line_error with data {"line":N,"error":"…"}.
+//     After the last line of an ended stream, one end event whose data is
+//     {"ending":"finished","status":"ok","exit_code":0} (see
+//     [Recording.End]), then the response ends. A comment (": keep-alive")
+//     every KeepAlive while idle. A request with Last-Event-ID: N (what
+//     EventSource sends when it reconnects) or ?after=N gets the lines
+//     after line N: nothing lost, nothing doubled.
+//   - GET /summary: application/json, the summary recomputed from the lines
+//     so far, in the shape of summary.json (at most 100 ms old while the
+//     stream goes on).
+//   - GET /: the page that shows the run live, and its script and style.
+//
+// Every client reads the shared record at its own pace; one that cannot
+// take a write within WriteTimeout is dropped and may resume. The Handler
+// answers only requests whose Host names it locally (localhost, a loopback
+// address, or the address the request came in on), 403 otherwise, so that
+// a web page elsewhere cannot read a run through DNS rebinding; it sends
+// no CORS headers, and every response has a Content-Security-Policy that
+// allows the server's own scripts, styles and connections and no inline
+// script. It is safe for concurrent use.
+type Handler struct {
+	rec          *Recording
+	mux          *http.ServeMux
+	keepAlive    time.Duration
+	writeTimeout time.Duration
+	maxClients   int64
+	clients      atomic.Int64 // event streams being served
+	token        []byte       // SHA-256 of the token, or nil
+}
+
+// NewHandler returns a Handler serving rec.
+func NewHandler(rec *Recording, opts ...Option) *Handler {
+	h := &Handler{rec: rec, mux: http.NewServeMux(), keepAlive: KeepAlive, writeTimeout: WriteTimeout, maxClients: MaxClients}
+	for _, o := range opts {
+		o(h)
+	}
+	sub, _ := fs.Sub(web, "web")
+	h.mux.HandleFunc("GET /events", h.events)
+	h.mux.HandleFunc("GET /summary", h.summary)
+	h.mux.Handle("GET /", http.FileServerFS(sub))
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !localHost(r) {
+		http.Error(w, "forbidden: not a local host", http.StatusForbidden)
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Referrer-Policy", "no-referrer")
+	if h.token != nil && !h.authorized(w, r) {
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// api reports the paths that programs ask for, which take ?token= as it is;
+// every other path is a page, redirected without it.
+func api(path string) bool { return path == "/events" || path == "/summary" }
+
+// authorized checks the request's token. A page request with a valid
+// ?token= is answered with the cookie and a redirect; a request without a
+// valid token, 401.
+func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
+	q := r.URL.Query()
+	if qt := q.Get("token"); q.Has("token") && h.valid(qt) {
+		if api(r.URL.Path) {
+			return true
+		}
+		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: qt, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q.Del("token")
+		u := url.URL{Path: path.Clean("/" + r.URL.Path), RawQuery: q.Encode()} // never //host
+		w.Header().Set("Cache-Control", "no-store")
+		http.Redirect(w, r, u.String(), http.StatusSeeOther)
+		return false
+	}
+	if bt, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && h.valid(bt) {
+		return true
+	}
+	for _, c := range r.CookiesNamed(TokenCookie) {
+		if h.valid(c.Value) {
+			return true
+		}
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="uagent-stream"`)
+	http.Error(w, "unauthorized: this run needs its token", http.StatusUnauthorized)
+	return false
+}
+
+// valid compares a token with the Handler's in constant time (of their
+// hashes, so that not even the length leaks).
+func (h *Handler) valid(token string) bool {
+	sum := sha256.Sum256([]byte(token))
+	return subtle.ConstantTimeCompare(sum[:], h.token) == 1
+}
+
+func (h *Handler) summary(w http.ResponseWriter, _ *http.Request) {
+	b, err := h.rec.summaryJSON()
+	if err != nil {
+		http.Error(w, "cannot encode the summary", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}
+
+// after reads where a client resumes: Last-Event-ID, or ?after=N.
+func after(r *http.Request) int {
+	for _, v := range []string{r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after")} {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
+	if h.clients.Add(1) > h.maxClients {
+		h.clients.Add(-1)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many clients", http.StatusServiceUnavailable)
+		return
+	}
+	defer h.clients.Add(-1)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	skip := after(r)
+	next := 0 // index of the next line to look at
+	keep := time.NewTimer(h.keepAlive)
+	defer keep.Stop()
+	var buf bytes.Buffer
+	sendBytes := func(b []byte) bool {
+		rc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
+		_, err := w.Write(b)
+		return err == nil
+	}
+	send := func() bool {
+		if buf.Len() > 0 && !sendBytes(buf.Bytes()) {
+			return false
+		}
+		buf.Reset()
+		return rc.Flush() == nil
+	}
+	for {
+		lines, data, end, changed := h.rec.wait(next)
+		next += len(lines)
+		for _, l := range lines {
+			if l.num <= skip {
+				continue
+			}
+			buf.WriteString("id: ")
+			buf.WriteString(strconv.Itoa(l.num))
+			buf.WriteString("\nevent: ")
+			buf.WriteString(l.event)
+			buf.WriteString("\ndata: ")
+			switch line := data[l.start:l.end]; {
+			case l.errJSON != nil:
+				buf.Write(l.errJSON)
+			case len(line) > 16<<10: // a long line is written from the record, not copied
+				if !send() || !sendBytes(line) {
+					return
+				}
+			default:
+				buf.Write(line)
+			}
+			buf.WriteString("\n\n")
+			if buf.Len() >= 64<<10 && !send() {
+				return
+			}
+		}
+		if len(lines) == 0 && end != nil {
+			buf.WriteString("event: " + EventEnd + "\ndata: ")
+			buf.Write(end)
+			buf.WriteString("\n\n")
+			send()
+			return
+		}
+		if !send() {
+			return
+		}
+		if len(lines) > 0 {
+			continue // the end, or more lines, may already be there
+		}
+		select {
+		case <-changed:
+		case <-keep.C:
+			buf.WriteString(": keep-alive\n\n")
+			if !send() {
+				return
+			}
+			keep.Reset(h.keepAlive)
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// localHost reports whether the request's Host names the server locally.
+func localHost(r *http.Request) bool {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		return false
+	}
+	lhost, lport, err := net.SplitHostPort(local.String())
+	if err != nil || port != lport {
+		return false
+	}
+	if host == lhost || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}

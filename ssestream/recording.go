@@ -1,0 +1,201 @@
+package ssestream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/uagentkit/stream"
+)
+
+// Recording is the shared, append-only record of one stream's lines that a
+// [Handler] serves: each line is kept once, by offset in one buffer, and
+// every client reads it at its own pace. Lines arrive through
+// [Recording.Consume]; [Recording.End] marks the end of the stream and says
+// how the run ended.
+//
+// A Recording is safe for concurrent use: one writer (Consume, End) and any
+// number of readers. Readers never copy the lines and never hold the lock
+// while they write to a client, so the pace of a client never holds the
+// writer back.
+type Recording struct {
+	mu       sync.Mutex
+	data     []byte        // the lines' bytes, one after the other
+	lines    []line        // the lines recorded, in stream order
+	changed  chan struct{} // closed, and replaced, on every change
+	version  int           // counts the changes
+	ended    bool
+	end      []byte // the end event's JSON
+	finished bool   // a run_finished line was recorded
+	sum      stream.Summarizer
+
+	// The summary's JSON as of version sumVersion, computed at sumAt by the
+	// clock now.
+	now        func() time.Time
+	sumJSON    []byte
+	sumVersion int
+	sumAt      time.Time
+}
+
+// line is one line of the record: its number in the stream (counting blank
+// lines, which are not recorded), where its bytes are, the SSE event name
+// and, for a line that could not be read, the error's JSON.
+type line struct {
+	num        int
+	start, end int
+	event      string
+	errJSON    []byte
+}
+
+// NewRecording returns an empty Recording.
+func NewRecording() *Recording { return &Recording{changed: make(chan struct{}), now: time.Now} }
+
+func (rec *Recording) notify() {
+	close(rec.changed)
+	rec.changed = make(chan struct{})
+	rec.version++
+}
+
+// Consume reads a stream from r, through a [stream.Decoder] with opts, into
+// the record until r ends. It does not end the record: call End. An error
+// of r is returned after every line before it. Consume is the record's one
+// writer: do not call it from two goroutines at once.
+func (rec *Recording) Consume(r io.Reader, opts ...stream.Option) error {
+	dec := stream.NewDecoder(r, opts...)
+	for {
+		dto, err := dec.Decode()
+		if err == io.EOF {
+			return nil
+		}
+		le, ok := errors.AsType[*stream.LineError](err)
+		if err != nil && !ok {
+			return err
+		}
+		rec.add(dec.Line(), dto, le, dec.Raw())
+	}
+}
+
+func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	l := line{num: num, start: len(rec.data)}
+	if le != nil {
+		l.event = EventLineError
+		l.errJSON, _ = json.Marshal(struct {
+			Line  int    `json:"line"`
+			Error string `json:"error"`
+		}{num, le.Error()})
+		rec.sum.Add(nil, le, nil)
+	} else {
+		l.event = eventName(stream.TypeOf(dto))
+		rec.data = appendData(rec.data, raw)
+		rec.sum.Add(dto, nil, raw)
+		if _, ok := dto.(stream.RunFinishedDTO); ok {
+			rec.finished = true
+		}
+	}
+	l.end = len(rec.data)
+	rec.lines = append(rec.lines, l)
+	rec.notify()
+}
+
+// appendData appends a line's bytes as an SSE data field carries them: a
+// carriage return, which a valid line holds only as white space between
+// JSON tokens and which an SSE client takes for the end of a line, becomes
+// a space. The JSON value is the same.
+func appendData(dst, raw []byte) []byte {
+	start := len(dst)
+	dst = append(dst, raw...)
+	if bytes.IndexByte(raw, '\r') >= 0 {
+		for i, c := range dst[start:] {
+			if c == '\r' {
+				dst[start+i] = ' '
+			}
+		}
+	}
+	return dst
+}
+
+// End marks the end of the stream and says how the run ended: o is the
+// outcome of the run that was recorded (as [stream.Run.Wait] returns it),
+// or nil when the record is a stream alone (a file, standard input), whose
+// end the stream itself says: finished with its run_finished summary's
+// status and the exit code the contract gives it, or cut off. Only the
+// first End counts.
+func (rec *Recording) End(o *stream.Outcome) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.ended {
+		return
+	}
+	if o == nil {
+		o = &stream.Outcome{Ending: stream.EndCutOff, Status: stream.StatusError, ExitCode: -1}
+		if r := rec.sum.Recomputed(); r.Recorded != nil {
+			st := stream.Status(r.Recorded.Status)
+			o = &stream.Outcome{Ending: stream.EndFinished, Status: st, ExitCode: stream.ExitCode(st)}
+		}
+	}
+	rec.end, _ = json.Marshal(endEvent{Ending: o.Ending.String(), Status: string(o.Status), ExitCode: o.ExitCode})
+	rec.ended = true
+	rec.notify()
+}
+
+// endEvent is the data of the SSE end event.
+type endEvent struct {
+	Ending   string `json:"ending"`
+	Status   string `json:"status"`
+	ExitCode int    `json:"exit_code"`
+}
+
+// Summary returns the summary recomputed from the lines so far.
+func (rec *Recording) Summary() stream.Recomputed {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.sum.Recomputed()
+}
+
+// summaryEvery is how stale the summary a live record serves may be: it
+// is recomputed at most this often, however many clients ask.
+const summaryEvery = 100 * time.Millisecond
+
+// summaryJSON returns the summary as /summary serves it. It is recomputed
+// only when the record has changed, and while the stream goes on at most
+// every summaryEvery, so that clients asking for it cost the writer
+// nothing per request.
+func (rec *Recording) summaryJSON() ([]byte, error) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	fresh := rec.sumJSON != nil && (rec.sumVersion == rec.version || !rec.ended && rec.now().Sub(rec.sumAt) < summaryEvery)
+	if fresh {
+		return rec.sumJSON, nil
+	}
+	b, err := stream.MarshalSummary(rec.sum.Recomputed().Summary)
+	if err != nil {
+		return nil, err
+	}
+	rec.sumJSON, rec.sumVersion, rec.sumAt = b, rec.version, rec.now()
+	return b, nil
+}
+
+// Finished reports whether a run_finished line has been recorded. It is
+// cheap: a follower asks it at every end of the file.
+func (rec *Recording) Finished() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.finished
+}
+
+// wait returns the lines from index i on, the record's bytes, the end event
+// if the stream has ended, and a channel closed on the next change. Nothing
+// is copied: lines and bytes are only ever appended, so the entries and
+// bytes returned never change, and the capped slices keep the writer's
+// appends out of the reader's view.
+func (rec *Recording) wait(i int) ([]line, []byte, []byte, chan struct{}) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	n := len(rec.lines)
+	return rec.lines[min(i, n):n:n], rec.data[:len(rec.data):len(rec.data)], rec.end, rec.changed
+}
