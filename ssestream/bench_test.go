@@ -1,0 +1,89 @@
+package ssestream
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/uagentkit/stream/internal/corpus"
+)
+
+// BenchmarkWriterWithClients measures what readers cost the one writer: the
+// time Consume takes to record a 50 MB run of the real-shaped corpus
+// (internal/corpus.Real) with no client, and with 100 clients that each
+// follow /events to the end, without and with asking for /summary ten
+// times a second as the page does. writer-ms is the writer's time alone.
+func BenchmarkWriterWithClients(b *testing.B) {
+	data := corpus.Generate(corpus.Real(50 << 20))
+	for _, c := range []struct {
+		clients int
+		summary bool
+	}{{0, false}, {100, false}, {100, true}} {
+		clients := c.clients
+		b.Run(fmt.Sprintf("clients=%d/summary=%v", clients, c.summary), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			var total time.Duration
+			n := 0
+			for b.Loop() {
+				rec := NewRecording()
+				srv := httptest.NewServer(NewHandler(rec))
+				var wg sync.WaitGroup
+				ready := make(chan struct{}, clients)
+				for range clients {
+					wg.Go(func() { follow(srv, ready, c.summary) })
+				}
+				for range clients {
+					<-ready
+				}
+				start := time.Now()
+				if err := rec.Consume(bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+				n++
+				rec.End(nil)
+				wg.Wait()
+				srv.Close()
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(n), "writer-ms/op")
+		})
+	}
+}
+
+// follow reads /events to its end and, with summary, asks for /summary
+// every 100 ms meanwhile; ready is told once the event stream is open.
+func follow(srv *httptest.Server, ready chan<- struct{}, summary bool) {
+	res, err := srv.Client().Get(srv.URL + "/events")
+	if err != nil {
+		ready <- struct{}{}
+		return
+	}
+	ready <- struct{}{}
+	done := make(chan struct{})
+	go func() {
+		if !summary {
+			return
+		}
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if r, err := http.Get(srv.URL + "/summary"); err == nil {
+					io.Copy(io.Discard, r.Body)
+					r.Body.Close()
+				}
+			}
+		}
+	}()
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	close(done)
+}
