@@ -60,8 +60,12 @@ type Stats struct {
 	FinalAnswer      bool
 }
 
-// StatsCollector folds a run's events, in arrival order, into [Stats]
-// exactly as the uagent runner does. The runner's arithmetic has no special
+// StatsCollector is the one fold of a run: it folds the events, in arrival
+// order, into [Stats] exactly as the uagent runner does, and it says, event
+// by event, which model turn, tool operation and tool call opened and
+// closed (see [Change]), so that every view of a run (the stats, the
+// transcript, the timeline, the page, spans, table rows) takes what it
+// shows from the same pairing. The runner's arithmetic has no special
 // cases: empty strings, zero times and intervals that end before they start
 // take part like any other value.
 //
@@ -72,9 +76,10 @@ type Stats struct {
 //     observed (in arrival order), or 0 when none was.
 //   - Turns counts turn_started, UserMessages user_message only,
 //     ModelResponses model_responded; Tokens sums their usage.
-//   - A turn_started opens a turn at its time (a second one replaces the
-//     start); a model_responded closes [start, at] if a turn is open, even
-//     when at is before the start or either time is zero.
+//   - A turn_started opens a turn at its time (a second one restarts the
+//     open turn: its start moves, the earlier start is dropped); a
+//     model_responded closes [start, at] if a turn is open, even when at is
+//     before the start or either time is zero.
 //   - A tool_started opens an interval keyed by its op_id, the empty op_id
 //     included; the first start of an op_id wins. The first tool_finished
 //     with that op_id (a missing op_id is the empty one) closes it. A
@@ -98,7 +103,8 @@ type Stats struct {
 //   - A call_id is registered the first time it appears in tool_called,
 //     tool_started or tool_finished, under that event's name ("?" when the
 //     name is empty). ToolCalls counts the calls, ToolsByName counts them by
-//     that name, FailedToolCalls counts the calls with any ok:false.
+//     that name, FailedToolCalls counts the calls with any ok:false. The
+//     first tool_finished of a call finishes it.
 //   - StopReasons counts stops other than "" and "complete"; Failures lists
 //     model_responded failures, Errors runner_error messages, Warnings
 //     preflight_warning messages, in order.
@@ -110,9 +116,10 @@ type Stats struct {
 // Durations are summed in nanoseconds; they become milliseconds, truncated
 // toward zero, only in [StatsDTO].
 //
-// The zero StatsCollector is empty and ready to use. It uses memory in
-// proportion to the intervals and calls it has seen, never to the events.
-// It is not safe for concurrent use.
+// The zero StatsCollector is empty and ready to use. Its memory grows with
+// the turns, operations and calls it has seen and with the failures,
+// errors and warnings it lists, not with the other events. It is not safe
+// for concurrent use.
 type StatsCollector struct {
 	first, last time.Time // first observed to arrive, latest observed
 	closeAt     time.Time
@@ -121,13 +128,14 @@ type StatsCollector struct {
 	tokens                              Tokens
 
 	turnOpen bool
-	turn     Interval // the open turn
-	model    []Interval
+	turn     TurnInterval // the open turn
+	model    []TurnInterval
 
 	ops   map[string]int // op_id → index in tools
-	tools []Interval
+	tools []ToolInterval
 
-	calls       map[string]bool // call_id → failed
+	calls       []ToolCall
+	callIndex   map[string]int // call_id → index in calls
 	byName      map[string]int
 	failedCalls int
 
@@ -137,28 +145,91 @@ type StatsCollector struct {
 	finalText, lastText string
 }
 
-// Interval is a model turn or a tool operation as a [StatsCollector] paired
-// it: the intervals its times are computed from, with what a picture of the
-// run labels them with.
-type Interval struct {
-	// Start and End are the times of the opening and closing events. End
-	// may be before Start. For an open interval, End is where the stats
-	// run it to: the later of the latest observed time and the Close time.
+// TurnInterval is a model turn as the fold paired it.
+type TurnInterval struct {
+	// Start and End are the times of the turn_started and of the closing
+	// model_responded. End may be before Start. For an open turn, End is
+	// where the stats run it to: the later of the latest observed time and
+	// the Close time.
 	Start, End time.Time
-	// Open reports an interval that no event closed.
+	// Open reports a turn that no model_responded closed.
 	Open bool
-
-	// Model turns: the turn_started's turn and turn_id, and the closing
-	// model_responded's stop and failure.
-	Turn          int
-	TurnID        string
+	// The turn_started's turn and turn_id.
+	Turn   int
+	TurnID string
+	// The closing model_responded's duration, usage, stop and failure.
+	Duration      time.Duration
+	Usage         Tokens
 	Stop, Failure string
+}
 
-	// Tool operations: the tool_started's fields, and the closing
-	// tool_finished's ok and detail.
-	CallID, OpID, Name, Label, OpType string
-	OK                                bool
-	Detail                            string
+// ToolInterval is a tool operation as the fold paired it.
+type ToolInterval struct {
+	// Start and End are the times of the operation's first tool_started
+	// and of the tool_finished that closed it; End may be before Start. For
+	// an open operation, End is where the stats run it to.
+	Start, End time.Time
+	// Open reports an operation that no tool_finished closed.
+	Open bool
+	// The first tool_started's fields, and Turn, the turn of the latest
+	// turn_started before it (0 before any).
+	CallID, OpID, Name, Label, OpType, OutPath, ErrPath string
+	Turn                                                int
+	// The closing tool_finished's ok, detail and duration.
+	OK       bool
+	Detail   string
+	Duration time.Duration
+}
+
+// ToolCall is a tool call as the fold registered it: by its call_id, the
+// first time one of tool_called, tool_started or tool_finished names it.
+type ToolCall struct {
+	CallID string
+	// Name is the name the call counts under in ToolsByName ("?" for an
+	// empty one); Label that of the same event.
+	Name, Label string
+	// At is when the call was registered; Turn the turn of the latest
+	// turn_started before it (0 before any).
+	At   time.Time
+	Turn int
+	// Arguments are those of its first tool_called.
+	Arguments string
+	// Ops are the indexes, in [StatsCollector.ToolIntervals], of the
+	// operations its tool_started lines opened, in order.
+	Ops []int
+	// Failed reports any ok:false among its tool_finished lines.
+	Failed bool
+	// Finished reports a tool_finished for the call; FinishedAt, OK and
+	// Detail are the first one's.
+	Finished   bool
+	FinishedAt time.Time
+	OK         bool
+	Detail     string
+
+	called bool // a tool_called named it
+}
+
+// Step is what one event did to a turn, an operation or a call.
+type Step uint8
+
+// The steps of a [Change].
+const (
+	// Opened: a turn, operation or call began (for a call: it was
+	// registered).
+	Opened Step = iota + 1
+	// Restarted: a turn_started while a turn was open moved its start.
+	Restarted
+	// Closed: a turn or operation was closed, a call finished.
+	Closed
+)
+
+// Change is what one event changed in the fold: for the turn, the
+// operation and the call it touched, the step and the index (in
+// ModelIntervals, ToolIntervals and Calls, which never reorder). A zero
+// Step means nothing changed there.
+type Change struct {
+	Turn, Tool, Call                Step
+	TurnIndex, ToolIndex, CallIndex int
 }
 
 // NewStatsCollector returns an empty collector. It is the same as new(StatsCollector).
@@ -176,37 +247,55 @@ func (c *StatsCollector) observe(t time.Time) {
 	}
 }
 
-func (c *StatsCollector) call(id, name string) {
-	if _, ok := c.calls[id]; ok {
-		return
+// call registers a call the first time its id appears, and returns its
+// index and whether this registered it.
+func (c *StatsCollector) call(id, name, label string, at time.Time) (int, bool) {
+	if i, ok := c.callIndex[id]; ok {
+		return i, false
 	}
-	if c.calls == nil {
-		c.calls, c.byName = map[string]bool{}, map[string]int{}
+	if c.callIndex == nil {
+		c.callIndex, c.byName = map[string]int{}, map[string]int{}
 	}
 	if name == "" {
 		name = "?"
 	}
-	c.calls[id] = false
+	c.callIndex[id] = len(c.calls)
+	c.calls = append(c.calls, ToolCall{CallID: id, Name: name, Label: label, At: at, Turn: c.turn.Turn})
 	c.byName[name]++
+	return len(c.calls) - 1, true
 }
 
-// Add folds one event. Pointers to the event structs are accepted; nil
-// events are ignored.
-func (c *StatsCollector) Add(event Event) {
+// Add folds one event and returns what it changed. Pointers to the event
+// structs are accepted; nil events are ignored.
+func (c *StatsCollector) Add(event Event) Change {
+	var ch Change
+	register := func(id, name, label string, at time.Time) *ToolCall {
+		i, added := c.call(id, name, label, at)
+		ch.CallIndex = i
+		if added {
+			ch.Call = Opened
+		}
+		return &c.calls[i]
+	}
 	_, e := kindOf(event)
 	switch e := e.(type) {
 	case TurnStarted:
 		c.observe(e.At)
 		c.turns++
+		ch.Turn, ch.TurnIndex = Opened, len(c.model)
+		if c.turnOpen {
+			ch.Turn = Restarted
+		}
 		c.turnOpen = true
-		c.turn = Interval{Start: e.At, Turn: e.Turn, TurnID: e.TurnID}
+		c.turn = TurnInterval{Start: e.At, Open: true, Turn: e.Turn, TurnID: e.TurnID}
 	case ModelResponded:
 		c.observe(e.At)
 		c.modelResponses++
 		c.tokens = c.tokens.Add(e.Usage)
 		if c.turnOpen {
 			iv := c.turn
-			iv.End, iv.Stop, iv.Failure = e.At, e.Stop, e.Failure
+			iv.End, iv.Open, iv.Duration, iv.Usage, iv.Stop, iv.Failure = e.At, false, e.Duration, e.Usage, e.Stop, e.Failure
+			ch.Turn, ch.TurnIndex = Closed, len(c.model)
 			c.model = append(c.model, iv)
 			c.turnOpen = false
 		}
@@ -221,28 +310,39 @@ func (c *StatsCollector) Add(event Event) {
 		}
 	case ToolCalled:
 		c.observe(e.At)
-		c.call(e.CallID, e.Name)
+		if call := register(e.CallID, e.Name, e.Label, e.At); !call.called {
+			call.called, call.Arguments = true, e.Arguments
+		}
 	case ToolStarted:
 		c.observe(e.At)
-		c.call(e.CallID, e.Name)
+		call := register(e.CallID, e.Name, e.Label, e.At)
 		if _, seen := c.ops[e.OpID]; !seen {
 			if c.ops == nil {
 				c.ops = map[string]int{}
 			}
 			c.ops[e.OpID] = len(c.tools)
-			c.tools = append(c.tools, Interval{Start: e.At, Open: true, CallID: e.CallID, OpID: e.OpID,
-				Name: e.Name, Label: e.Label, OpType: e.OpType})
+			call.Ops = append(call.Ops, len(c.tools))
+			ch.Tool, ch.ToolIndex = Opened, len(c.tools)
+			c.tools = append(c.tools, ToolInterval{Start: e.At, Open: true, CallID: e.CallID, OpID: e.OpID,
+				Name: e.Name, Label: e.Label, OpType: e.OpType, OutPath: e.OutPath, ErrPath: e.ErrPath, Turn: c.turn.Turn})
 		}
 	case ToolFinished:
 		c.observe(e.At)
-		c.call(e.CallID, e.Name)
-		if !e.OK && !c.calls[e.CallID] {
-			c.calls[e.CallID] = true
+		call := register(e.CallID, e.Name, e.Label, e.At)
+		if !e.OK && !call.Failed {
+			call.Failed = true
 			c.failedCalls++
+		}
+		if !call.Finished {
+			call.Finished, call.FinishedAt, call.OK, call.Detail = true, e.At, e.OK, e.Detail
+			if ch.Call == 0 {
+				ch.Call = Closed
+			}
 		}
 		if i, ok := c.ops[e.OpID]; ok && c.tools[i].Open {
 			iv := &c.tools[i]
-			iv.End, iv.Open, iv.OK, iv.Detail = e.At, false, e.OK, e.Detail
+			iv.End, iv.Open, iv.OK, iv.Detail, iv.Duration = e.At, false, e.OK, e.Detail, e.Duration
+			ch.Tool, ch.ToolIndex = Closed, i
 		}
 	case AssistantMessage:
 		c.observe(e.At)
@@ -262,6 +362,7 @@ func (c *StatsCollector) Add(event Event) {
 	case RunnerError:
 		c.errors = append(c.errors, e.Message)
 	}
+	return ch
 }
 
 // Close marks the end of the run at t: for a recorded stream, the time of
@@ -280,20 +381,30 @@ func (c *StatsCollector) end() time.Time { return span.Later(c.last, c.closeAt) 
 // ModelIntervals returns the model turns in the order their turn_started
 // arrived, the one still open (if any) last, with its End run to the end.
 // The slice is the caller's.
-func (c *StatsCollector) ModelIntervals() []Interval {
+func (c *StatsCollector) ModelIntervals() []TurnInterval {
 	out := slices.Clone(c.model)
 	if c.turnOpen {
-		iv := c.turn
-		iv.End, iv.Open = c.end(), true
-		out = append(out, iv)
+		out = append(out, c.Turn(len(c.model)))
 	}
 	return out
+}
+
+// Turn returns the i-th model turn of ModelIntervals without copying the
+// others, as a live view does after a [Change]. It panics if i is out of
+// range.
+func (c *StatsCollector) Turn(i int) TurnInterval {
+	if i == len(c.model) && c.turnOpen {
+		iv := c.turn
+		iv.End = c.end()
+		return iv
+	}
+	return c.model[i]
 }
 
 // ToolIntervals returns the tool operations in the order their first
 // tool_started arrived; the open ones have their End run to the end. The
 // slice is the caller's.
-func (c *StatsCollector) ToolIntervals() []Interval {
+func (c *StatsCollector) ToolIntervals() []ToolInterval {
 	out := slices.Clone(c.tools)
 	end := c.end()
 	for i := range out {
@@ -304,11 +415,30 @@ func (c *StatsCollector) ToolIntervals() []Interval {
 	return out
 }
 
+// Tool returns the i-th operation of ToolIntervals without copying the
+// others. It panics if i is out of range.
+func (c *StatsCollector) Tool(i int) ToolInterval {
+	iv := c.tools[i]
+	if iv.Open {
+		iv.End = c.end()
+	}
+	return iv
+}
+
+// Calls returns the tool calls in the order they were registered. The
+// slice is the caller's; the calls' Ops slices are shared and must not be
+// modified.
+func (c *StatsCollector) Calls() []ToolCall { return slices.Clone(c.calls) }
+
+// Call returns the i-th call of Calls. Its Ops slice is shared and must not
+// be modified. It panics if i is out of range.
+func (c *StatsCollector) Call(i int) ToolCall { return c.calls[i] }
+
 // Stats returns the statistics of the events added so far, as of the Close
 // time (or of the latest observed time before Close is called). The maps and
 // slices are the caller's. ToolsByName is never nil.
 func (c *StatsCollector) Stats() Stats {
-	model, tools := spans(c.ModelIntervals()), spans(c.ToolIntervals())
+	model, tools := turnSpans(c.ModelIntervals()), toolSpans(c.ToolIntervals())
 	s := Stats{
 		Turns:            c.turns,
 		UserMessages:     c.userMessages,
@@ -336,8 +466,16 @@ func (c *StatsCollector) Stats() Stats {
 	return s
 }
 
-// spans returns the intervals' start and end times.
-func spans(ivs []Interval) []span.Span {
+// turnSpans and toolSpans return the intervals' start and end times.
+func turnSpans(ivs []TurnInterval) []span.Span {
+	out := make([]span.Span, len(ivs))
+	for i, iv := range ivs {
+		out[i] = span.Span{Start: iv.Start, End: iv.End}
+	}
+	return out
+}
+
+func toolSpans(ivs []ToolInterval) []span.Span {
 	out := make([]span.Span, len(ivs))
 	for i, iv := range ivs {
 		out[i] = span.Span{Start: iv.Start, End: iv.End}
@@ -482,8 +620,10 @@ func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
 
 // Summarizer rebuilds a run's summary from its lines as they arrive, as
 // [Summarize] does for a whole stream, so that a live view can show the
-// summary so far. The zero Summarizer is ready. It is not safe for
-// concurrent use.
+// summary so far; its [StatsCollector] is the run's fold, closed at each
+// line's time until run_finished closes it at its own, so that open turns
+// and operations run to the last line so far. The zero Summarizer is ready.
+// It is not safe for concurrent use.
 type Summarizer struct {
 	c       StatsCollector
 	out     Recomputed
@@ -494,20 +634,22 @@ type Summarizer struct {
 // Add folds one line: what a [Decoder] returned for it, and its raw bytes
 // (only the run_finished line's are read, to know which summary fields it
 // has; they are not kept). A line error is counted; lines after
-// run_finished are counted but not folded.
-func (s *Summarizer) Add(dto any, err error, raw []byte) {
+// run_finished are counted but not folded. It returns what the line changed
+// in the fold.
+func (s *Summarizer) Add(dto any, err error, raw []byte) Change {
 	out := &s.out
 	if err != nil {
 		out.LineErrors++
 		if len(out.FirstErrors) < maxKeptErrors {
 			out.FirstErrors = append(out.FirstErrors, err)
 		}
-		return
+		return Change{}
 	}
 	out.Lines++
 	if out.Recorded != nil {
-		return
+		return Change{}
 	}
+	var ch Change
 	switch d := dto.(type) {
 	case RunStartedDTO:
 		if s.started == nil {
@@ -516,15 +658,27 @@ func (s *Summarizer) Add(dto any, err error, raw []byte) {
 	case RunFinishedDTO:
 		out.Recorded, out.recordedFields = &d.Summary, summaryFields(raw)
 		s.c.Close(d.At)
+		return ch
 	case UnknownDTO:
 		s.last = d.At
-		return
+		s.c.Close(d.At)
+		return ch
 	}
 	if e, ok := DTOToEvent(dto); ok {
-		s.c.Add(e)
+		ch = s.c.Add(e)
 		s.last = e.OccurredAt()
+		s.c.Close(s.last)
 	}
+	return ch
 }
+
+// Fold returns the run's fold so far: the turns, operations and calls the
+// lines paired (see [Change]). It is the Summarizer's own: valid until the
+// next Add, and not to be added to.
+func (s *Summarizer) Fold() *StatsCollector { return &s.c }
+
+// Finished reports whether a run_finished line has been added.
+func (s *Summarizer) Finished() bool { return s.out.Recorded != nil }
 
 // Recomputed returns the summary of the lines added so far; a stream
 // without run_finished so far is treated as cut off at its last line. The
@@ -533,12 +687,8 @@ func (s *Summarizer) Recomputed() Recomputed {
 	out := s.out
 	out.FirstErrors = slices.Clone(out.FirstErrors)
 	out.CutOff = out.Recorded == nil
-	c := s.c // a copy: closing it for a cut-off stream leaves s as it was
-	if out.CutOff {
-		c.Close(s.last)
-	}
-	stats := c.Stats()
-	sum := SummaryToDTO(Result{Stats: stats, Answer: c.Answer()})
+	stats := s.c.Stats()
+	sum := SummaryToDTO(Result{Stats: stats, Answer: s.c.Answer()})
 	if st := s.started; st != nil {
 		sum.RunID, sum.SessionID, sum.Provider = st.RunID, st.SessionID, st.Provider
 		sum.Model, sum.Effort, sum.Workspace = st.Model, st.Effort, st.Workspace

@@ -168,10 +168,9 @@ type renderer struct {
 	interrupted func() bool // reports a follow that the user stopped
 
 	start    time.Time
-	inflight map[string]stream.ToolStartedDTO // by op_id
-	order    []string                         // op_ids in start order
-	answer   *string                          // the final answer already shown
-	notices  stream.Notices                   // repeated notices print once
+	fold     stream.Summarizer // the run's fold: which operations are still running
+	answer   *string           // the final answer already shown
+	notices  stream.Notices    // repeated notices print once
 	errs     int
 	finished atomic.Bool
 }
@@ -189,7 +188,7 @@ func newRenderer(w io.Writer, color, live bool) *renderer {
 
 // reset forgets the run, for the next one.
 func (r *renderer) reset() {
-	r.start, r.inflight, r.order, r.answer = time.Time{}, map[string]stream.ToolStartedDTO{}, nil, nil
+	r.start, r.fold, r.answer = time.Time{}, stream.Summarizer{}, nil
 	r.notices = stream.Notices{}
 	r.finished.Store(false)
 }
@@ -261,6 +260,7 @@ func prefixed(prefix, s string) string {
 
 func (r *renderer) render(dto any) {
 	p := r.pal
+	r.fold.Add(dto, nil, nil)
 	if n, ok := r.notices.Add(dto); ok && n > 1 {
 		return // shown once; the summary counts the repeats
 	}
@@ -296,13 +296,7 @@ func (r *renderer) render(dto any) {
 		}
 	case stream.ToolCalledDTO:
 		r.printf("%s  → %s: %s\n", r.stamp(d.At), oneLine(d.Name, 40), oneLine(d.Label, 160))
-	case stream.ToolStartedDTO:
-		if _, ok := r.inflight[d.OpID]; !ok {
-			r.order = append(r.order, d.OpID)
-		}
-		r.inflight[d.OpID] = d
 	case stream.ToolFinishedDTO:
-		delete(r.inflight, d.OpID)
 		mark, col := "✓", p.green
 		if !d.OK {
 			mark, col = "✗", p.red
@@ -386,20 +380,19 @@ func (r *renderer) end() {
 	}
 }
 
+// markInflight marks the operations the fold still has open, in the
+// order they started.
 func (r *renderer) markInflight(at time.Time) {
-	for _, op := range r.order {
-		d, ok := r.inflight[op]
-		if !ok {
+	for _, iv := range r.fold.Fold().ToolIntervals() {
+		if !iv.Open {
 			continue
 		}
-		delete(r.inflight, op)
 		stamp := strings.Repeat(" ", 10)
 		if !at.IsZero() {
 			stamp = r.stamp(at)
 		}
-		r.printf("%s  %s⋯ %s: %s · still running%s\n", stamp, r.pal.yellow, oneLine(d.Name, 40), oneLine(d.Label, 120), r.pal.reset)
+		r.printf("%s  %s⋯ %s: %s · still running%s\n", stamp, r.pal.yellow, oneLine(iv.Name, 40), oneLine(iv.Label, 120), r.pal.reset)
 	}
-	r.order = r.order[:0]
 }
 
 // plural is "1 turn", "2 turns".

@@ -482,23 +482,4 @@ func TestTimelineCapsLanesAndBars(t *testing.T) {
 	})
 }
 
-func TestAssignLanes(t *testing.T) {
-	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	b := func(s, e int) bar {
-		return bar{start: at.Add(time.Duration(s) * time.Millisecond), end: at.Add(time.Duration(e) * time.Millisecond)}
-	}
-	bars := []bar{b(0, 10), b(1, 5), b(2, 3), b(5, 9), b(3, 4), b(11, 12), b(4, 20)}
-	more := assignLanes(bars, 3)
-	var lanes []int
-	for _, x := range bars {
-		lanes = append(lanes, x.lane)
-	}
-	// 0:[0,10] 1:[1,5] 2:[2,3]; at 3 lane 2 is free again; at 4 lane 2
-	// frees (3–4 ended) and is taken by [4,20]; at 5 lane 1 frees; at 11
-	// lane 0 frees.
-	assert.Equal(t, []int{0, 1, 2, 1, 2, 0, 2}, lanes)
-	assert.Zero(t, more)
-	assert.Equal(t, 2, assignLanes([]bar{b(0, 9), b(1, 9), b(2, 9)}, 1), "beyond the limit, bars go to the limit lane")
-}
-
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

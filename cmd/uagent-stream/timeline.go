@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"container/heap"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -60,6 +59,8 @@ type bar struct {
 }
 
 type timeline struct {
+	model      []stream.TurnInterval // what the fold paired, drawn as bars
+	tools      []stream.ToolInterval
 	title      string
 	origin     time.Time
 	end        time.Time
@@ -68,14 +69,14 @@ type timeline struct {
 	lineErrors int
 }
 
-// buildTimeline reads a stream through a StatsCollector and draws what it
-// paired: one lane for model turns, one for the time tools ran while the
-// model was generating, and a lane for each tool that ran at once, up to
-// maxToolLanes. The picture and the stats come from the same fold.
+// buildTimeline reads a stream through the run's fold (a Summarizer, as
+// stats reads it) and draws what it paired: one lane for model turns, one
+// for the time tools ran while the model was generating, and a lane for
+// each tool that ran at once, up to maxToolLanes, laid out as the page lays
+// them out. The picture and the stats come from the same fold.
 func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	tl := &timeline{lanes: []string{"model", "overlap"}}
-	c := stream.NewStatsCollector()
-	finished := false
+	var s stream.Summarizer
 	for dto, err := range dec.All() {
 		if err != nil {
 			if _, ok := errors.AsType[*stream.LineError](err); !ok {
@@ -84,36 +85,22 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 			tl.lineErrors++
 			continue
 		}
-		if finished {
+		if s.Finished() {
 			continue
 		}
-		var at time.Time
-		switch d := dto.(type) {
-		case stream.RunStartedDTO:
+		s.Add(dto, nil, dec.Raw())
+		if d, ok := dto.(stream.RunStartedDTO); ok {
 			tl.title = fmt.Sprintf("%s · %s %s", d.RunID, d.Provider, d.Model)
-		case stream.RunFinishedDTO:
-			c.Close(d.At)
-			finished = true
-		case stream.UnknownDTO:
-			at = d.At
 		}
-		if e, ok := stream.DTOToEvent(dto); ok {
-			c.Add(e)
-			at = e.OccurredAt()
-		}
-		if !at.IsZero() {
+		if at := lineTime(dto); !at.IsZero() {
 			if tl.origin.IsZero() || at.Before(tl.origin) {
 				tl.origin = at
 			}
-			if at.After(tl.end) {
-				tl.end = at
-			}
+			tl.end = span.Later(tl.end, at)
 		}
 	}
-	if !finished {
-		c.Close(tl.end)
-	}
-	model := c.ModelIntervals()
+	model, tools := s.Fold().ModelIntervals(), s.Fold().ToolIntervals()
+	tl.model, tl.tools = model, tools
 	for _, iv := range model {
 		label := fmt.Sprintf("turn %d", iv.Turn)
 		if iv.Open {
@@ -121,9 +108,9 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 		}
 		tl.bars = append(tl.bars, bar{lane: 0, kind: barModel, label: label, start: iv.Start, end: iv.End})
 	}
-	tools := c.ToolIntervals()
-	var toolBars []bar
-	for _, iv := range tools {
+	toolBars := make([]bar, len(tools))
+	spans := make([]span.Span, len(tools))
+	for i, iv := range tools {
 		b := bar{kind: barTool, label: iv.Name + ": " + iv.Label + " · " + iv.Detail, start: iv.Start, end: iv.End}
 		switch {
 		case iv.Open:
@@ -131,12 +118,13 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 		case !iv.OK:
 			b.kind = barFailed
 		}
-		toolBars = append(toolBars, b)
+		toolBars[i], spans[i] = b, span.Span{Start: iv.Start, End: iv.End}
 	}
-	more := assignLanes(toolBars, maxToolLanes)
+	lanes, more := span.Lanes(spans, maxToolLanes)
 	used := 0
-	for _, b := range toolBars {
-		used = max(used, b.lane+1)
+	for i := range toolBars {
+		toolBars[i].lane = lanes[i] + 2
+		used = max(used, lanes[i]+1)
 	}
 	for i := range min(used, maxToolLanes) {
 		tl.lanes = append(tl.lanes, fmt.Sprintf("tools %d", i+1))
@@ -144,69 +132,22 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	if more > 0 {
 		tl.lanes = append(tl.lanes, fmt.Sprintf("+%d more", more))
 	}
-	for i := range toolBars {
-		toolBars[i].lane += 2
-	}
 	tl.bars = append(tl.bars, overlapBars(model, tools)...)
 	tl.bars = append(tl.bars, toolBars...)
 	tl.bars = tl.coalesce(tl.bars)
 	return tl, nil
 }
 
-// assignLanes gives each bar, in start order, the lowest lane free at its
-// start (a lane is free once its last bar has ended), in O(n log n). Bars
-// that would need a lane beyond limit all go to lane limit; it returns how
-// many did.
-func assignLanes(bars []bar, limit int) int {
-	order := make([]int, len(bars))
-	for i := range order {
-		order[i] = i
+// lineTime is the time of a line, zero for one that has none.
+func lineTime(dto any) time.Time {
+	if u, ok := dto.(stream.UnknownDTO); ok {
+		return u.At
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return bars[a].start.Compare(bars[b].start) })
-	var free intHeap  // lanes free now
-	var busy laneHeap // lanes in use, by end
-	lanes, more := 0, 0
-	for _, i := range order {
-		for busy.Len() > 0 && !busy[0].end.After(bars[i].start) {
-			heap.Push(&free, heap.Pop(&busy).(laneEnd).lane)
-		}
-		lane := lanes
-		if free.Len() > 0 {
-			lane = heap.Pop(&free).(int)
-		} else if lanes < limit {
-			lanes++
-		}
-		if lane >= limit {
-			bars[i].lane = limit
-			more++
-			continue
-		}
-		bars[i].lane = lane
-		heap.Push(&busy, laneEnd{end: bars[i].end, lane: lane})
+	if e, ok := stream.DTOToEvent(dto); ok {
+		return e.OccurredAt()
 	}
-	return more
+	return time.Time{}
 }
-
-type laneEnd struct {
-	end  time.Time
-	lane int
-}
-
-type laneHeap []laneEnd
-
-func (h laneHeap) Len() int           { return len(h) }
-func (h laneHeap) Less(i, j int) bool { return h[i].end.Before(h[j].end) }
-func (h laneHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *laneHeap) Push(x any)        { *h = append(*h, x.(laneEnd)) }
-func (h *laneHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
-
-type intHeap []int
-
-func (h intHeap) Len() int           { return len(h) }
-func (h intHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h intHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *intHeap) Push(x any)        { *h = append(*h, x.(int)) }
-func (h *intHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
 
 // coalesce merges, lane by lane, the bars that would touch within a pixel
 // into one bar that counts them, so that the picture stays readable and
@@ -252,16 +193,16 @@ func (tl *timeline) coalesce(bars []bar) []bar {
 
 // overlapBars are the times tools ran while the model was generating:
 // the intersection of the merged intervals, as tool_model_overlap_ms sums it.
-func overlapBars(model, tools []stream.Interval) []bar {
-	spans := func(ivs []stream.Interval) []span.Span {
-		out := make([]span.Span, len(ivs))
-		for i, iv := range ivs {
-			out[i] = span.Span{Start: iv.Start, End: iv.End}
-		}
-		return span.Merge(out)
+func overlapBars(model []stream.TurnInterval, tools []stream.ToolInterval) []bar {
+	ms, ts := make([]span.Span, len(model)), make([]span.Span, len(tools))
+	for i, iv := range model {
+		ms[i] = span.Span{Start: iv.Start, End: iv.End}
+	}
+	for i, iv := range tools {
+		ts[i] = span.Span{Start: iv.Start, End: iv.End}
 	}
 	var out []bar
-	for _, s := range span.Intersect(spans(model), spans(tools)) {
+	for _, s := range span.Intersect(span.Merge(ms), span.Merge(ts)) {
 		out = append(out, bar{lane: 1, kind: barOverlap, label: "tools ran while the model generated", start: s.Start, end: s.End})
 	}
 	return out

@@ -85,3 +85,19 @@ func TestMergeIsStable(t *testing.T) {
 		require.Equal(t, want, Merge(slices.Clone(in)), "input %v", in)
 	}
 }
+
+func TestLanes(t *testing.T) {
+	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
+	b := func(s, e int) Span {
+		return Span{at.Add(time.Duration(s) * time.Millisecond), at.Add(time.Duration(e) * time.Millisecond)}
+	}
+	lanes, more := Lanes([]Span{b(0, 10), b(1, 5), b(2, 3), b(5, 9), b(3, 4), b(11, 12), b(4, 20)}, 3)
+	// 0:[0,10] 1:[1,5] 2:[2,3]; at 3 lane 2 is free again; at 4 lane 2
+	// frees (3–4 ended) and is taken by [4,20]; at 5 lane 1 frees; at 11
+	// lane 0 frees.
+	assert.Equal(t, []int{0, 1, 2, 1, 2, 0, 2}, lanes)
+	assert.Zero(t, more)
+	lanes, more = Lanes([]Span{b(0, 9), b(1, 9), b(2, 9)}, 1)
+	assert.Equal(t, []int{0, 1, 1}, lanes, "beyond the limit, spans go to the limit lane")
+	assert.Equal(t, 2, more)
+}
