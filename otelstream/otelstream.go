@@ -14,23 +14,32 @@
 //     (the session), uagent.run_id, uagent.effort, the run's total token
 //     usage, and an error status with error.type (the run's status) when
 //     the status is not ok;
-//   - one "chat {model}" span per model turn (turn_started to
-//     model_responded): gen_ai.usage.input_tokens, output_tokens,
-//     cache_read.input_tokens, cache_creation.input_tokens and
-//     reasoning.output_tokens, gen_ai.response.finish_reasons from stop,
-//     and an error status when the response carries a failure;
-//   - one "execute_tool {name}" span per tool operation (tool_started to
-//     tool_finished): gen_ai.tool.name, gen_ai.tool.call.id, uagent.tool.label,
-//     uagent.tool.op_type, uagent.tool.detail, and an error status when ok is
-//     false; a call that failed before an operation started is a
-//     zero-length span with an error status;
-//   - preflight warnings, runner errors and control inputs are span events
-//     of the root span.
+//   - one "chat {model}" span per model turn the run's fold paired (from
+//     its turn_started to the model_responded that closed it; a turn
+//     restarted by a second turn_started starts at the second):
+//     gen_ai.usage.input_tokens, output_tokens, cache_read.input_tokens,
+//     cache_creation.input_tokens and reasoning.output_tokens,
+//     gen_ai.response.finish_reasons from stop, and an error status when
+//     the response carries a failure;
+//   - one "execute_tool {name}" span per tool operation the fold paired
+//     (its first tool_started to the tool_finished that closed it):
+//     gen_ai.tool.name, gen_ai.tool.call.id, uagent.tool.label,
+//     uagent.tool.op_type, uagent.tool.detail, and an error status when ok
+//     is false;
+//   - preflight warnings, runner errors, control inputs and calls that
+//     failed before an operation started (uagent.tool_call_failed) are
+//     span events of the root span.
+//
+// The chat and execute_tool spans are exactly the fold's intervals
+// ([stream.StatsCollector.ModelIntervals] and ToolIntervals): as many, with
+// the same start and end times, as the stats are computed from. A span
+// is made when its interval closes, or at the end of the run for those
+// still open.
 //
 // Message texts, tool arguments and the answer may be sensitive: they are
 // left out unless [WithContent] asks for them, and then recorded as the
 // conventions say (gen_ai.input.messages and gen_ai.output.messages on the
-// root and chat spans, gen_ai.tool.call.arguments on tool spans).
+// root span, gen_ai.tool.call.arguments on tool spans).
 //
 // Times are the events' own, so a recording exported tomorrow shows when
 // the run really ran. With [IDGenerator] installed in the TracerProvider,
@@ -43,6 +52,7 @@
 package otelstream
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -53,6 +63,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/span"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -90,28 +101,14 @@ type Exporter struct {
 	tracer  trace.Tracer
 	content bool
 
+	fold                   stream.Summarizer // the run's one fold: the spans are its intervals
 	runID, model, provider string
 	root                   trace.Span
 	rootCtx                context.Context
-	rootOpen, ended        bool
-	last                   time.Time
-	tokens                 stream.Tokens
-
-	turns           int
-	turn            *openTurn
-	ops             map[string]trace.Span // op_id → span; the first start wins
-	calls           map[string]call       // call_id → what tool_called said
-	inputs, outputs []message
-	answer          string
+	ended                  bool
+	last                   time.Time // the latest time of any line, where the root ends if cut off
+	inputs                 []message
 }
-
-type openTurn struct {
-	span  trace.Span
-	index int
-	turn  int
-}
-
-type call struct{ name, arguments string }
 
 // message is a chat message as the conventions record it.
 type message struct {
@@ -126,36 +123,17 @@ type part struct {
 
 // New returns an Exporter that creates its spans with tp.
 func New(tp trace.TracerProvider, opts ...Option) *Exporter {
-	x := &Exporter{
-		tracer: tp.Tracer("github.com/uagentkit/stream/otelstream", trace.WithSchemaURL(semconv.SchemaURL)),
-		ops:    map[string]trace.Span{},
-		calls:  map[string]call{},
-	}
+	x := &Exporter{tracer: tp.Tracer("github.com/uagentkit/stream/otelstream", trace.WithSchemaURL(semconv.SchemaURL))}
 	for _, o := range opts {
 		o(x)
 	}
 	return x
 }
 
-// observe keeps the latest time seen, where open spans end if the stream
-// is cut off.
-func (x *Exporter) observe(t time.Time) {
-	if t.After(x.last) {
-		x.last = t
-	}
-}
-
 // start begins a span with a deterministic ID key (see IDGenerator).
 func (x *Exporter) start(parent context.Context, key, name string, at time.Time, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	ctx := context.WithValue(parent, idKey{}, ids{run: x.runID, span: key})
 	return x.tracer.Start(ctx, name, trace.WithTimestamp(at), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
-}
-
-// ensureRoot starts the root span if no run_started came first.
-func (x *Exporter) ensureRoot(at time.Time) {
-	if x.root == nil {
-		x.startRoot(stream.RunStartedDTO{}, at)
-	}
 }
 
 func (x *Exporter) startRoot(d stream.RunStartedDTO, at time.Time) {
@@ -172,7 +150,6 @@ func (x *Exporter) startRoot(d stream.RunStartedDTO, at time.Time) {
 		}
 	}
 	x.rootCtx, x.root = x.start(context.Background(), "run", "invoke_agent uagent", at, trace.SpanKindInternal, attrs...)
-	x.rootOpen = true
 }
 
 // AddEvent adds a domain event, as the uagent writer emits it to its Sink.
@@ -188,181 +165,165 @@ func (x *Exporter) Add(dto any) {
 	if x.ended {
 		return
 	}
+	e, ok := stream.DTOToEvent(dto)
+	if !ok {
+		return
+	}
+	at := e.OccurredAt()
+	x.last = span.Later(x.last, at)
+	if d, ok := dto.(stream.RunStartedDTO); ok && x.root == nil {
+		x.startRoot(d, at)
+	}
+	if x.root == nil { // no run_started came first
+		x.startRoot(stream.RunStartedDTO{}, at)
+	}
+	ch := x.fold.Add(dto, nil, nil)
+	x.annotate(dto, at)
+	f := x.fold.Fold()
+	if ch.Turn == stream.Closed {
+		x.chatSpan(ch.TurnIndex, f.Turn(ch.TurnIndex), "")
+	}
+	if ch.Tool == stream.Closed {
+		x.toolSpan(f.Tool(ch.ToolIndex), "")
+	}
+	if ch.Call != 0 {
+		x.callEvent(f.Call(ch.CallIndex))
+	}
+	if d, ok := dto.(stream.RunFinishedDTO); ok {
+		x.finish(at, stream.Status(d.Summary.Status), "")
+	}
+}
+
+// callEvent records a call that failed before an operation started as an
+// event of the root span: it has no interval, so no span of its own.
+func (x *Exporter) callEvent(call stream.ToolCall) {
+	if call.Finished && !call.OK && len(call.Ops) == 0 {
+		x.root.AddEvent("uagent.tool_call_failed", trace.WithTimestamp(call.FinishedAt), trace.WithAttributes(
+			semconv.GenAIToolName(call.Name), semconv.GenAIToolCallID(call.CallID), ToolLabelKey.String(call.Label),
+			ToolDetailKey.String(call.Detail)))
+	}
+}
+
+// annotate records what a line adds to the root span: notices and control
+// inputs as span events, messages for the content.
+func (x *Exporter) annotate(dto any, at time.Time) {
 	switch d := dto.(type) {
-	case stream.RunStartedDTO:
-		x.observe(d.At)
-		if x.root == nil {
-			x.startRoot(d, d.At)
-		}
 	case stream.PreflightWarningDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		x.root.AddEvent("uagent.preflight_warning", trace.WithTimestamp(d.At),
+		x.root.AddEvent("uagent.preflight_warning", trace.WithTimestamp(at),
 			trace.WithAttributes(attribute.String("uagent.code", d.Code), attribute.String("uagent.message", d.Message)))
 	case stream.RunnerErrorDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		x.root.AddEvent("uagent.runner_error", trace.WithTimestamp(d.At), trace.WithAttributes(attribute.String("uagent.message", d.Message)))
+		x.root.AddEvent("uagent.runner_error", trace.WithTimestamp(at), trace.WithAttributes(attribute.String("uagent.message", d.Message)))
 	case stream.ControlInputDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		x.root.AddEvent("uagent.control_input", trace.WithTimestamp(d.At), trace.WithAttributes(attribute.String("uagent.mode", d.Mode),
+		x.root.AddEvent("uagent.control_input", trace.WithTimestamp(at), trace.WithAttributes(attribute.String("uagent.mode", d.Mode),
 			attribute.String("uagent.effort", d.Effort), attribute.String("uagent.reason", d.Reason)))
 	case stream.UserMessageDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
 		x.inputs = append(x.inputs, message{Role: "user", Parts: []part{{"text", d.Text}}})
 	case stream.DeveloperMessageDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
 		x.inputs = append(x.inputs, message{Role: "system", Parts: []part{{"text", d.Text}}})
-	case stream.TurnStartedDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		if x.turn != nil { // a second turn_started replaces the start, as in the stats
-			x.turn.span.End(trace.WithTimestamp(d.At))
-		}
-		x.turns++
-		_, span := x.start(x.rootCtx, fmt.Sprintf("turn/%d", x.turns), "chat "+x.model, d.At, trace.SpanKindClient,
-			semconv.GenAIOperationNameChat, semconv.GenAIRequestModel(x.model), semconv.GenAIProviderNameKey.String(x.provider),
-			TurnKey.Int(d.Turn))
-		x.turn = &openTurn{span: span, index: x.turns, turn: d.Turn}
-	case stream.ModelRespondedDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		x.tokens = x.tokens.Add(tokens(d.Usage))
-		if x.turn == nil {
-			return
-		}
-		s := x.turn.span
-		s.SetAttributes(usage(d.Usage)...)
-		if d.Stop != "" {
-			s.SetAttributes(semconv.GenAIResponseFinishReasons(d.Stop))
-		}
-		if d.Failure != "" {
-			s.SetStatus(codes.Error, d.Failure)
-			s.SetAttributes(semconv.ErrorTypeKey.String("model_failure"))
-		}
-		s.End(trace.WithTimestamp(d.At))
-		x.turn = nil
-	case stream.AssistantMessageDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		if d.Final {
-			x.answer = d.Text
-		}
-		x.outputs = append(x.outputs, message{Role: "assistant", Parts: []part{{"text", d.Text}}})
-	case stream.ToolCalledDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		if _, ok := x.calls[d.CallID]; !ok {
-			x.calls[d.CallID] = call{name: d.Name, arguments: d.Arguments}
-		}
-	case stream.ToolStartedDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		if _, ok := x.ops[d.OpID]; ok {
-			return
-		}
-		x.ops[d.OpID] = x.toolSpan("op/"+d.OpID, d.At, d.CallID, d.Name, d.Label, d.OpType)
-	case stream.ToolFinishedDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		span, started := x.ops[d.OpID]
-		switch {
-		case started && span == nil: // finished already: the first finish counts
-			return
-		case started:
-			x.ops[d.OpID] = nil
-		case d.OpID == "": // failed before an operation started: a zero-length span
-			span = x.toolSpan("call/"+d.CallID, d.At, d.CallID, d.Name, d.Label, d.OpType)
-		default: // an operation that never started
-			return
-		}
-		span.SetAttributes(ToolDetailKey.String(d.Detail))
-		if !d.OK {
-			span.SetStatus(codes.Error, d.Detail)
-			span.SetAttributes(semconv.ErrorTypeKey.String("tool_failed"))
-		}
-		span.End(trace.WithTimestamp(d.At))
-	case stream.ReasoningDTO:
-		x.observe(d.At)
-	case stream.RunFinishedDTO:
-		x.observe(d.At)
-		x.ensureRoot(d.At)
-		x.finish(d.At, d.Summary.Status, "")
 	}
 }
 
-func (x *Exporter) toolSpan(key string, at time.Time, callID, name, label, opType string) trace.Span {
-	attrs := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(name), semconv.GenAIToolCallID(callID),
-		ToolLabelKey.String(label)}
-	if opType != "" {
-		attrs = append(attrs, ToolOpTypeKey.String(opType))
+// chatSpan makes the span of the i-th model turn the fold paired. cutOff,
+// when not empty, says why it ends without its model_responded.
+func (x *Exporter) chatSpan(i int, iv stream.TurnInterval, cutOff string) {
+	_, s := x.start(x.rootCtx, fmt.Sprintf("turn/%d", i), "chat "+x.model, iv.Start, trace.SpanKindClient,
+		semconv.GenAIOperationNameChat, semconv.GenAIRequestModel(x.model), semconv.GenAIProviderNameKey.String(x.provider),
+		TurnKey.Int(iv.Turn))
+	if !iv.Open {
+		s.SetAttributes(usage(tokensDTO(iv.Usage))...)
+		if iv.Stop != "" {
+			s.SetAttributes(semconv.GenAIResponseFinishReasons(iv.Stop))
+		}
 	}
-	if c, ok := x.calls[callID]; ok && x.content && c.arguments != "" {
-		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.arguments))
+	switch {
+	case iv.Failure != "":
+		s.SetStatus(codes.Error, iv.Failure)
+		s.SetAttributes(semconv.ErrorTypeKey.String("model_failure"))
+	case cutOff != "":
+		s.SetStatus(codes.Error, cutOff)
 	}
-	_, span := x.start(x.rootCtx, key, "execute_tool "+name, at, trace.SpanKindInternal, attrs...)
-	return span
+	s.End(trace.WithTimestamp(iv.End))
 }
 
-// finish ends the open spans and the root at t. status is the run's;
-// cutOff, when not empty, says why the spans end without their events.
-func (x *Exporter) finish(t time.Time, status, cutOff string) {
-	if x.turn != nil {
-		if cutOff != "" {
-			x.turn.span.SetStatus(codes.Error, cutOff)
-		}
-		x.turn.span.End(trace.WithTimestamp(t))
-		x.turn = nil
+// toolSpan makes the span of an operation the fold paired.
+func (x *Exporter) toolSpan(iv stream.ToolInterval, cutOff string) {
+	attrs := []attribute.KeyValue{semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(iv.Name), semconv.GenAIToolCallID(iv.CallID),
+		ToolLabelKey.String(iv.Label)}
+	if iv.OpType != "" {
+		attrs = append(attrs, ToolOpTypeKey.String(iv.OpType))
 	}
-	for id, span := range x.ops {
-		if span != nil {
-			if cutOff != "" {
-				span.SetStatus(codes.Error, cutOff)
-			}
-			span.End(trace.WithTimestamp(t))
-			x.ops[id] = nil
+	f := x.fold.Fold()
+	for i := range f.Calls() {
+		if c := f.Call(i); c.CallID == iv.CallID && x.content && c.Arguments != "" {
+			attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.Arguments))
+			break
+		}
+	}
+	_, s := x.start(x.rootCtx, "op/"+iv.OpID, "execute_tool "+iv.Name, iv.Start, trace.SpanKindInternal, attrs...)
+	switch {
+	case iv.Open:
+		s.SetStatus(codes.Error, cutOff)
+	case !iv.OK:
+		s.SetAttributes(ToolDetailKey.String(iv.Detail))
+		s.SetStatus(codes.Error, iv.Detail)
+		s.SetAttributes(semconv.ErrorTypeKey.String("tool_failed"))
+	default:
+		s.SetAttributes(ToolDetailKey.String(iv.Detail))
+	}
+	s.End(trace.WithTimestamp(iv.End))
+}
+
+// finish makes the spans of what the fold still has open, then ends the
+// root at t. status is the run's; cutOff, when not empty, says why the run
+// ends without run_finished.
+func (x *Exporter) finish(t time.Time, status stream.Status, cutOff string) {
+	f := x.fold.Fold()
+	open := cmp.Or(cutOff, "still running when the run finished")
+	for i, iv := range f.ModelIntervals() {
+		if iv.Open {
+			x.chatSpan(i, iv, open)
+		}
+	}
+	for _, iv := range f.ToolIntervals() {
+		if iv.Open {
+			x.toolSpan(iv, open)
 		}
 	}
 	r := x.root
-	r.SetAttributes(usage(tokensDTO(x.tokens))...)
+	sum := x.fold.Recomputed().Summary
+	r.SetAttributes(usage(sum.Stats.Tokens)...)
 	if x.content {
 		if b, err := json.Marshal(x.inputs); err == nil && len(x.inputs) > 0 {
 			r.SetAttributes(semconv.GenAIInputMessagesKey.String(string(b)))
 		}
-		if x.answer != "" {
-			b, _ := json.Marshal([]message{{Role: "assistant", Parts: []part{{"text", x.answer}}}})
+		if sum.Answer != "" {
+			b, _ := json.Marshal([]message{{Role: "assistant", Parts: []part{{"text", sum.Answer}}}})
 			r.SetAttributes(semconv.GenAIOutputMessagesKey.String(string(b)))
 		}
 	}
 	switch {
 	case cutOff != "":
 		r.SetStatus(codes.Error, cutOff)
-		r.SetAttributes(semconv.ErrorTypeKey.String(status))
-	case status != string(stream.StatusOK):
-		r.SetStatus(codes.Error, "the run's status is "+status)
-		r.SetAttributes(semconv.ErrorTypeKey.String(status))
+		r.SetAttributes(semconv.ErrorTypeKey.String(string(status)))
+	case status != stream.StatusOK:
+		r.SetStatus(codes.Error, "the run's status is "+string(status))
+		r.SetAttributes(semconv.ErrorTypeKey.String(string(status)))
 	}
 	r.End(trace.WithTimestamp(t))
 	x.ended = true
 }
 
 // End ends the run. A run whose run_finished came is already ended; a
-// stream cut off before it ends at the latest time observed, its open spans
-// with an error status saying the stream was cut off. status is the run's
-// status when it is known from elsewhere (a process's outcome), or "" for
-// "error". End may be called more than once.
-func (x *Exporter) End(status string) {
+// stream cut off before it ends at the latest time of its lines, its open
+// spans with an error status saying the stream was cut off. status is the
+// run's status when it is known from elsewhere (a process's outcome), or
+// "" for error. End may be called more than once.
+func (x *Exporter) End(status stream.Status) {
 	if x.ended || x.root == nil {
 		x.ended = true
 		return
 	}
-	if status == "" {
-		status = string(stream.StatusError)
-	}
-	x.finish(x.last, status, "the stream was cut off before run_finished")
+	x.finish(x.last, cmp.Or(status, stream.StatusError), "the stream was cut off before run_finished")
 }
 
 // Export reads a recorded stream and exports it as one trace. Lines that
@@ -383,11 +344,6 @@ func Export(r io.Reader, tp trace.TracerProvider, opts ...Option) error {
 	}
 	x.End("")
 	return err
-}
-
-func tokens(d stream.TokensDTO) stream.Tokens {
-	return stream.Tokens{InputTokens: d.Input, CachedInputTokens: d.CachedInput, CacheWriteInputTokens: d.CacheWriteInput,
-		OutputTokens: d.Output, ReasoningTokens: d.Reasoning}
 }
 
 func tokensDTO(t stream.Tokens) stream.TokensDTO {
@@ -413,22 +369,16 @@ type idKey struct{}
 
 type ids struct{ run, span string }
 
-// IDGenerator returns an ID generator for sdktrace.WithIDGenerator: for the
+// IDGenerator is an ID generator for sdktrace.WithIDGenerator: for the
 // spans of an Exporter whose run has an ID, the trace ID is derived from
 // the run ID and each span ID from the run ID and what the span stands for
-// (the run, the n-th turn, an operation's op_id, a call's call_id), so
-// that the same run always gives the same trace. Other spans get random
-// IDs. It is safe for concurrent use.
-func IDGenerator() interface {
-	NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID)
-	NewSpanID(ctx context.Context, traceID trace.TraceID) trace.SpanID
-} {
-	return idGenerator{}
-}
+// (the run, the n-th turn of the fold, an operation's op_id), so that the
+// same run always gives the same trace. Other spans get random IDs. Its
+// zero value is ready; it is safe for concurrent use.
+type IDGenerator struct{}
 
-type idGenerator struct{}
-
-func (idGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
+// NewIDs returns a trace ID and a span ID for a root span.
+func (IDGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
 	var tid trace.TraceID
 	if v, ok := ctx.Value(idKey{}).(ids); ok && v.run != "" {
 		h := sha256.Sum256([]byte("uagent trace\x00" + v.run))
@@ -436,10 +386,11 @@ func (idGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
 	} else {
 		rand.Read(tid[:])
 	}
-	return tid, idGenerator{}.NewSpanID(ctx, tid)
+	return tid, IDGenerator{}.NewSpanID(ctx, tid)
 }
 
-func (idGenerator) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
+// NewSpanID returns a span ID for a span of the trace.
+func (IDGenerator) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
 	var sid trace.SpanID
 	if v, ok := ctx.Value(idKey{}).(ids); ok && v.run != "" {
 		h := sha256.Sum256([]byte("uagent span\x00" + v.run + "\x00" + v.span))

@@ -87,7 +87,7 @@ func newTracing(ctx context.Context) (*tracing, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.keep))
 	t.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithBatcher(exp, sdktrace.WithMaxQueueSize(8192)), // bounded: a slow endpoint drops spans, never holds the run
-		sdktrace.WithIDGenerator(otelstream.IDGenerator()),
+		sdktrace.WithIDGenerator(otelstream.IDGenerator{}),
 		sdktrace.WithResource(res))
 	return t, nil
 }
@@ -217,7 +217,7 @@ func (l *liveExport) reader(r io.Reader) (io.Reader, func()) {
 
 // end ends the run's trace with status (when the stream did not say it)
 // and flushes it; an export failure is reported, and changes nothing else.
-func (l *liveExport) end(e env, status string) {
+func (l *liveExport) end(e env, status stream.Status) {
 	if l == nil {
 		return
 	}

@@ -94,7 +94,7 @@ func cmdRun(e env, args []string) error {
 	if jsonLines != nil {
 		jsonLines.flush()
 	}
-	export.end(e, string(o.Status)) // a bounded flush, beside the run's own result
+	export.end(e, o.Status) // a bounded flush, beside the run's own result
 	if err == nil {
 		err = renderErr
 	}

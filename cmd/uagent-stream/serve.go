@@ -74,7 +74,7 @@ func cmdServe(e env, args []string) error {
 	code := 0
 	switch {
 	case command != nil:
-		var status string
+		var status stream.Status
 		code, status = serveCommand(ctx, e, rec, command, *grace, export)
 		export.end(e, status)
 	default:
@@ -109,7 +109,7 @@ func cmdServe(e env, args []string) error {
 
 // serveCommand runs the command as run does, records its stream live and
 // ends the record with its outcome; it returns run's exit code.
-func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command []string, grace time.Duration, export *liveExport) (int, string) {
+func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command []string, grace time.Duration, export *liveExport) (int, stream.Status) {
 	becomeSubreaper()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin = e.stdin
@@ -130,7 +130,7 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command 
 		<-consumed
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		rec.End(&stream.Outcome{Ending: stream.EndCutOff, Status: stream.StatusError, ExitCode: -1})
-		return startFailure(err), string(stream.StatusError)
+		return startFailure(err), stream.StatusError
 	}
 	for range export.tap(run.Events()) {
 	}
@@ -140,7 +140,7 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command 
 	<-consumed
 	reapOrphans(grace)
 	rec.End(&o)
-	return reportOutcome(e, stderr, command[0], o, err), string(o.Status)
+	return reportOutcome(e, stderr, command[0], o, err), o.Status
 }
 
 // tokenEnv names the variable that gives serve its token, as --token-file
