@@ -145,6 +145,7 @@ func NewHandler(rec *Recording, opts ...Option) *Handler {
 	sub, _ := fs.Sub(web, "web")
 	h.mux.HandleFunc("GET /events", h.events)
 	h.mux.HandleFunc("GET /summary", h.summary)
+	h.mux.HandleFunc("GET /intervals", h.intervals)
 	h.mux.Handle("GET /", http.FileServerFS(sub))
 	return h
 }
@@ -167,7 +168,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // api reports the paths that programs ask for, which take ?token= as it is;
 // every other path is a page, redirected without it.
-func api(path string) bool { return path == "/events" || path == "/summary" }
+func api(path string) bool { return path == "/events" || path == "/summary" || path == "/intervals" }
 
 // authorized checks the request's token. A page request with a valid
 // ?token= is answered with the cookie and a redirect; a request without a

@@ -255,19 +255,19 @@ func TestSummaryIsComputedOncePerChange(t *testing.T) {
 	}
 	rec.add(1, mustDecode(t, run[0]), nil, run[0])
 	first := fetch()
-	computed := rec.sumAt
+	computed := rec.sumCache.at
 	for range 200 {
 		assert.Equal(t, first, fetch())
 	}
-	assert.Equal(t, computed, rec.sumAt, "no change: computed once")
+	assert.Equal(t, computed, rec.sumCache.at, "no change: computed once")
 	for i, l := range run[1:5] {
 		rec.add(i+2, mustDecode(t, l), nil, l)
 		fetch()
 	}
-	assert.Equal(t, computed, rec.sumAt, "changes within summaryEvery of the last computation are served from it")
+	assert.Equal(t, computed, rec.sumCache.at, "changes within summaryEvery of the last computation are served from it")
 	clock = clock.Add(summaryEvery)
 	fetch()
-	assert.NotEqual(t, computed, rec.sumAt, "recomputed after summaryEvery")
+	assert.NotEqual(t, computed, rec.sumCache.at, "recomputed after summaryEvery")
 	rec.End(nil)
 	var s stream.SummaryDTO
 	require.NoError(t, json.Unmarshal(fetch(), &s))

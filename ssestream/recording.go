@@ -22,22 +22,31 @@ import (
 // while they write to a client, so the pace of a client never holds the
 // writer back.
 type Recording struct {
-	mu       sync.Mutex
-	data     []byte        // the lines' bytes, one after the other
-	lines    []line        // the lines recorded, in stream order
-	changed  chan struct{} // closed, and replaced, on every change
-	version  int           // counts the changes
-	ended    bool
-	end      []byte // the end event's JSON
-	finished bool   // a run_finished line was recorded
-	sum      stream.Summarizer
+	mu      sync.Mutex
+	data    []byte        // the lines' bytes, one after the other
+	lines   []line        // the lines recorded, in stream order
+	changed chan struct{} // closed, and replaced, on every change
+	version int           // counts the changes
+	ended   bool
+	end     []byte            // the end event's JSON
+	sum     stream.Summarizer // the run's fold
 
-	// The summary's JSON as of version sumVersion, computed at sumAt by the
-	// clock now.
-	now        func() time.Time
-	sumJSON    []byte
-	sumVersion int
-	sumAt      time.Time
+	// For /intervals: the first and the last line's time, the notices by
+	// stream.NoticeKey.
+	origin, last time.Time
+	notices      []notice
+	noticeIndex  map[string]int
+
+	// The JSON of /summary and /intervals, computed by the clock now.
+	now               func() time.Time
+	sumCache, ivCache cache
+}
+
+// cache is a response computed from the record as of a version, at a time.
+type cache struct {
+	b       []byte
+	version int
+	at      time.Time
 }
 
 // line is one line of the record: its number in the stream (counting blank
@@ -92,14 +101,42 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 	} else {
 		l.event = eventName(stream.TypeOf(dto))
 		rec.data = appendData(rec.data, raw)
-		rec.sum.Add(dto, nil, raw)
-		if _, ok := dto.(stream.RunFinishedDTO); ok {
-			rec.finished = true
+		if !rec.sum.Finished() {
+			rec.observe(num, dto)
 		}
+		rec.sum.Add(dto, nil, raw)
 	}
 	l.end = len(rec.data)
 	rec.lines = append(rec.lines, l)
 	rec.notify()
+}
+
+// observe keeps what /intervals shows beside the fold: the lines' times
+// and the notices.
+func (rec *Recording) observe(num int, dto any) {
+	var at time.Time
+	if u, ok := dto.(stream.UnknownDTO); ok {
+		at = u.At
+	} else if e, ok := stream.DTOToEvent(dto); ok {
+		at = e.OccurredAt()
+	}
+	if !at.IsZero() {
+		if rec.origin.IsZero() {
+			rec.origin = at
+		}
+		rec.last = at
+	}
+	if key, ok := stream.NoticeKey(dto); ok {
+		if i, seen := rec.noticeIndex[key]; seen {
+			rec.notices[i].Count++
+			return
+		}
+		if rec.noticeIndex == nil {
+			rec.noticeIndex = map[string]int{}
+		}
+		rec.noticeIndex[key] = len(rec.notices)
+		rec.notices = append(rec.notices, notice{Line: num, Count: 1})
+	}
 }
 
 // appendData appends a line's bytes as an SSE data field carries them: a
@@ -157,27 +194,33 @@ func (rec *Recording) Summary() stream.Recomputed {
 	return rec.sum.Recomputed()
 }
 
-// summaryEvery is how stale the summary a live record serves may be: it
-// is recomputed at most this often, however many clients ask.
+// summaryEvery is how stale the summary and intervals a live record serves
+// may be: they are computed at most this often, however many clients ask.
 const summaryEvery = 100 * time.Millisecond
 
-// summaryJSON returns the summary as /summary serves it. It is recomputed
+// cached returns what compute computes of the record, from c: computed again
 // only when the record has changed, and while the stream goes on at most
-// every summaryEvery, so that clients asking for it cost the writer
-// nothing per request.
-func (rec *Recording) summaryJSON() ([]byte, error) {
+// every summaryEvery, so that clients asking for it cost the writer nothing
+// per request. compute runs with the record's lock held.
+func (rec *Recording) cached(c *cache, compute func(*Recording) ([]byte, error)) ([]byte, error) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	fresh := rec.sumJSON != nil && (rec.sumVersion == rec.version || !rec.ended && rec.now().Sub(rec.sumAt) < summaryEvery)
-	if fresh {
-		return rec.sumJSON, nil
+	if c.b != nil && (c.version == rec.version || !rec.ended && rec.now().Sub(c.at) < summaryEvery) {
+		return c.b, nil
 	}
-	b, err := stream.MarshalSummary(rec.sum.Recomputed().Summary)
+	b, err := compute(rec)
 	if err != nil {
 		return nil, err
 	}
-	rec.sumJSON, rec.sumVersion, rec.sumAt = b, rec.version, rec.now()
+	*c = cache{b: b, version: rec.version, at: rec.now()}
 	return b, nil
+}
+
+// summaryJSON returns the summary as /summary serves it.
+func (rec *Recording) summaryJSON() ([]byte, error) {
+	return rec.cached(&rec.sumCache, func(rec *Recording) ([]byte, error) {
+		return stream.MarshalSummary(rec.sum.Recomputed().Summary)
+	})
 }
 
 // Finished reports whether a run_finished line has been recorded. It is
@@ -185,7 +228,7 @@ func (rec *Recording) summaryJSON() ([]byte, error) {
 func (rec *Recording) Finished() bool {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	return rec.finished
+	return rec.sum.Finished()
 }
 
 // wait returns the lines from index i on, the record's bytes, the end event

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"image/png"
 	"io"
 	"net"
@@ -253,9 +254,9 @@ func TestServePageInABrowser(t *testing.T) {
 		return js(`String(document.querySelectorAll(` + strconv.Quote(sel) + `).length)`)
 	}
 
-	until(`document.querySelector("#transcript li.turn") !== null`)
+	until(`document.querySelector("#transcript li.turn") !== null && document.querySelector("#transcript li.notice:not([hidden])") !== null`)
 	assert.Equal(t, "live", text("#state"), "the page says it is live")
-	assert.Equal(t, "3", count("#transcript li"), "the warning is shown once (with a count), the user message, the turn")
+	assert.Equal(t, "3", count("#transcript li:not([hidden])"), "the warning is shown once (with a count), the user message, the turn")
 
 	// The run goes on: append the rest while the page watches.
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -269,7 +270,8 @@ func TestServePageInABrowser(t *testing.T) {
 	until(`document.querySelectorAll("#timeline rect.bar").length >= 4`) // redrawn shortly after the last event
 	assert.Equal(t, "done: "+evil, text("#answer"), "the final answer, as text")
 	assert.Contains(t, text("#transcript li.user"), evil, "HTML from the stream is shown as text")
-	assert.Equal(t, "×2", text("#transcript li.notice .count"), "a repeated warning is shown once, with its count")
+	assert.Equal(t, "×2", text("#transcript li.notice:not([hidden]) .count"), "a repeated warning is shown once, with its count")
+	assert.Equal(t, "1", count("#transcript li.notice:not([hidden])"))
 	totals := text("#totals")
 	assert.Contains(t, totals, "turns 2")
 	assert.Contains(t, totals, "tokens in 300")
@@ -277,8 +279,15 @@ func TestServePageInABrowser(t *testing.T) {
 	assert.Contains(t, totals, "wall 2 s")
 	assert.Equal(t, "finished · ok · exit 0", text("#state"))
 	assert.Contains(t, text("#transcript li.finished"), "finished: ok", "one exit code: the badge's")
-	bars, _ := strconv.Atoi(count("#timeline rect.bar"))
-	assert.GreaterOrEqual(t, bars, 4, "two turns and two tools in the lanes")
+	// The page's bars are the server's fold: the intervals the stats use.
+	pageBars := `JSON.stringify([...document.querySelectorAll("#timeline rect.bar")].map((r) => r.dataset.kind + " " + r.dataset.start + " " + r.dataset.end))`
+	want, _ := json.Marshal(foldBars(t, all))
+	wctx, stop := context.WithTimeout(ctx, 10*time.Second)
+	_, err = chromedp.Run(wctx, chromedp.Poll[bool](pageBars+` === `+strconv.Quote(string(want)), chromedp.WithPollingTimeout(10*time.Second)))
+	stop()
+	var got []string
+	require.NoError(t, json.Unmarshal([]byte(js(pageBars)), &got))
+	assert.Equal(t, foldBars(t, all), got, "the page draws the fold's intervals (%v)", err)
 	assert.Equal(t, "0", count("img, script:not([src])"), "no element is created from the stream's markup")
 	assert.Equal(t, "undefined", js(`typeof window.pwned`), "no script from the stream ran")
 
@@ -300,4 +309,30 @@ func TestServePageInABrowser(t *testing.T) {
 	if dst := os.Getenv("UAGENT_STREAM_SCREENSHOT"); dst != "" { // to refresh the README's picture
 		require.NoError(t, os.WriteFile(dst, shot, 0o644))
 	}
+}
+
+// foldBars are the fold's intervals of a stream as the page's bars carry
+// them: kind, start and end in milliseconds since the first line.
+func foldBars(t *testing.T, b []byte) []string {
+	var s stream.Summarizer
+	var origin time.Time
+	dec := stream.NewDecoder(bytes.NewReader(b))
+	for dto, err := range dec.All() {
+		require.NoError(t, err)
+		if e, ok := stream.DTOToEvent(dto); ok && origin.IsZero() {
+			origin = e.OccurredAt()
+		}
+		s.Add(dto, nil, dec.Raw())
+	}
+	ms := func(t time.Time) string {
+		return strconv.FormatFloat(float64(t.Sub(origin))/float64(time.Millisecond), 'f', -1, 64)
+	}
+	var out []string
+	for _, iv := range s.Fold().ModelIntervals() {
+		out = append(out, "turn "+ms(iv.Start)+" "+ms(iv.End))
+	}
+	for _, iv := range s.Fold().ToolIntervals() {
+		out = append(out, "tool "+ms(iv.Start)+" "+ms(iv.End))
+	}
+	return out
 }

@@ -6,14 +6,12 @@
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
+// The page keeps the transcript and draws; what pairs with what (turns,
+// tool operations, repeated notices) is the server's fold, read from
+// /intervals, and the totals are its /summary.
 const state = {
-  start: null, // Date of run_started
-  last: null, // latest event time
-  turn: null, // the open turn: {start, turn}
-  turns: [], // {start, end, turn, open}
-  ops: new Map(), // op_id -> {start, end, label, ok, open}
-  notices: new Map(), // notice key -> {li, count}
-  finished: false,
+  start: null, // Date of the first line with a time, for the time column
+  noticeLines: new Map(), // line number -> the notice's li, until /intervals says which lines count
 };
 
 function el(tag, cls, text) {
@@ -52,34 +50,32 @@ function stamp(t) {
   return ((t - state.start) / 1000).toFixed(3) + "s";
 }
 
-function add(cls, t, parts) {
+function add(cls, t, parts, line) {
   const li = el("li", cls);
+  if (line) li.dataset.line = line;
   li.appendChild(el("span", "t", stamp(t)));
   for (const p of parts) li.appendChild(typeof p === "string" ? document.createTextNode(p) : p);
   $("transcript").appendChild(li);
   return li;
 }
 
-// The key under which repeated notices coalesce: the same rule as the
-// package's NoticeKey (preflight_warning by code and message, runner_error
-// by message).
-function noticeKey(type, d) {
-  if (type === "preflight_warning") return type + "\u0000" + d.code + "\u0000" + d.message;
-  if (type === "runner_error") return type + "\u0000" + d.message;
-  return null;
+// A notice (preflight warning, runner error) is shown once with the number
+// of times it came: which lines are the first of their kind, and the
+// counts, come from the server (/intervals); until then the line waits
+// hidden.
+function notice(cls, t, text, line) {
+  const li = add(cls + " notice", t, [text, el("span", "count", "")], line);
+  li.hidden = true;
+  state.noticeLines.set(String(line), li);
 }
 
-function notice(type, d, t, text) {
-  const key = noticeKey(type, d);
-  const seen = state.notices.get(key);
-  if (seen) {
-    seen.count++;
-    seen.badge.textContent = "×" + seen.count;
-    return;
+function showNotices(notices) {
+  const first = new Map(notices.map((n) => [String(n.line), n.count]));
+  for (const [line, li] of state.noticeLines) {
+    const count = first.get(line);
+    li.hidden = count === undefined;
+    li.querySelector(".count").textContent = count > 1 ? "×" + count : "";
   }
-  const badge = el("span", "count", "");
-  const li = add(type === "runner_error" ? "error notice" : "notice", t, [text, badge]);
-  state.notices.set(key, { li, badge, count: 1 });
 }
 
 function meta(d) {
@@ -97,33 +93,21 @@ function meta(d) {
 }
 
 const handlers = {
-  run_started(d, t) { state.start = t; meta(d); },
-  preflight_warning(d, t) { notice("preflight_warning", d, t, "! warning " + d.code + ": " + d.message); },
+  run_started(d, t) { meta(d); },
+  preflight_warning(d, t, line) { notice("warning", t, "! warning " + d.code + ": " + d.message, line); },
   user_message(d, t) { add("user", t, [el("span", "who", "user: "), d.text]); },
   developer_message(d, t) { add("developer", t, [el("span", "who", "developer: "), d.text]); },
   control_input(d, t) { add("control", t, ["control " + [d.mode, d.effort && "effort " + d.effort, d.reason].filter(Boolean).join(" · ")]); },
-  turn_started(d, t) {
-    add("turn", t, ["── turn " + d.turn]);
-    state.turn = { start: t, turn: d.turn };
-  },
+  turn_started(d, t) { add("turn", t, ["── turn " + d.turn]); },
   model_responded(d, t) {
     const u = d.usage || {};
     add("model", t, ["  model " + duration(d.duration_ms) + " · in " + (u.input || 0) + " · out " + (u.output || 0) +
       (d.stop && d.stop !== "complete" ? " · stop " + d.stop : "")]);
     if (d.failure) add("error", t, ["  ✗ model failure: " + d.failure]);
-    if (state.turn) {
-      state.turns.push({ start: state.turn.start, end: t, turn: state.turn.turn });
-      state.turn = null;
-    }
   },
   tool_called(d, t) { add("call", t, ["  → " + d.name + ": " + d.label]); },
-  tool_started(d, t) {
-    const id = d.op_id || "";
-    if (!state.ops.has(id)) state.ops.set(id, { start: t, end: null, label: d.name + ": " + d.label, open: true });
-  },
+  tool_started(d, t) {},
   tool_finished(d, t) {
-    const op = state.ops.get(d.op_id || "");
-    if (op && op.open) Object.assign(op, { end: t, ok: d.ok, open: false });
     add(d.ok ? "ok" : "fail", t, [el("span", "mark", d.ok ? "✓ " : "✗ "), d.name + ": " + d.label + " · " + d.detail + " · " + duration(d.duration_ms)]);
   },
   assistant_message(d, t) {
@@ -131,9 +115,8 @@ const handlers = {
     if (d.final) showAnswer(d.text);
   },
   reasoning(d, t) { add("reasoning", t, ["  · " + d.text]); },
-  runner_error(d, t) { notice("runner_error", d, t, "✗ runner error: " + d.message); },
+  runner_error(d, t, line) { notice("error", t, "✗ runner error: " + d.message, line); },
   run_finished(d, t) {
-    state.finished = true;
     const s = d.summary || {};
     add("finished", t, ["── finished: " + s.status]);
     if (s.answer) showAnswer(s.answer);
@@ -145,52 +128,62 @@ function showAnswer(text) {
   $("answer").textContent = text;
 }
 
-// The timeline: one lane for model turns, one per tool running at once
-// (each tool takes the first lane free at its start), open ones growing.
-function draw() {
+// The timeline, as the server's fold paired and laid it out (/intervals):
+// one lane for model turns, then the tool lanes, then "+N more". Each bar
+// keeps its interval, in ms since the origin, in data-start and data-end.
+function draw(iv) {
   const svg = $("timeline");
   svg.replaceChildren();
-  if (!state.start) return;
-  const end = state.last || state.start;
-  const span = Math.max(end - state.start, 1);
+  const span = Math.max(iv.end, 1);
   const width = svg.clientWidth || 1000;
-  const x = (t) => 90 + ((t - state.start) / span) * (width - 100);
+  const x = (ms) => 90 + (Math.min(Math.max(ms, 0), span) / span) * (width - 100);
+  const names = ["model"];
+  for (let i = 1; i <= iv.lanes; i++) names.push("tools " + i);
+  if (iv.more > 0) names.push("+" + iv.more + " more");
   const bars = [];
-  for (const m of state.turns) bars.push({ lane: 0, cls: "model", start: m.start, end: m.end, label: "turn " + m.turn });
-  if (state.turn) bars.push({ lane: 0, cls: "running", start: state.turn.start, end, label: "turn " + state.turn.turn });
-  const laneEnds = [];
-  const ops = [...state.ops.values()].sort((a, b) => a.start - b.start);
-  for (const op of ops) {
-    const stop = op.open ? end : op.end;
-    let lane = laneEnds.findIndex((e) => e <= op.start);
-    if (lane < 0) { lane = laneEnds.length; laneEnds.push(0); }
-    laneEnds[lane] = stop;
-    bars.push({ lane: lane + 1, cls: op.open ? "running" : op.ok ? "tool" : "failed", start: op.start, end: stop, label: op.label });
+  for (const m of iv.turns) bars.push({ lane: 0, kind: "turn", cls: m.open ? "running" : m.ok ? "model" : "failed", b: m, label: "turn " + m.turn });
+  for (const o of iv.tools) {
+    const lane = o.lane < iv.lanes ? o.lane + 1 : names.length - 1;
+    bars.push({ lane, kind: "tool", cls: o.open ? "running" : o.ok ? "tool" : "failed", b: o, label: o.label + (o.detail ? " · " + o.detail : "") });
   }
-  const lanes = 1 + laneEnds.length;
-  svg.setAttribute("height", String(lanes * 22 + 4));
-  for (let i = 0; i < lanes; i++) {
+  svg.setAttribute("height", String(names.length * 22 + 4));
+  names.forEach((name, i) => {
     const bg = document.createElementNS(SVG, "rect");
     for (const [k, v] of [["class", "lane"], ["x", "90"], ["y", String(i * 22)], ["width", String(width - 100)], ["height", "18"]]) bg.setAttribute(k, v);
     svg.appendChild(bg);
-    const name = document.createElementNS(SVG, "text");
-    name.setAttribute("x", "4");
-    name.setAttribute("y", String(i * 22 + 13));
-    name.textContent = i === 0 ? "model" : "tools " + i;
-    svg.appendChild(name);
-  }
-  for (const b of bars) {
+    const text = document.createElementNS(SVG, "text");
+    text.setAttribute("x", "4");
+    text.setAttribute("y", String(i * 22 + 13));
+    text.textContent = name;
+    svg.appendChild(text);
+  });
+  for (const bar of bars) {
     const r = document.createElementNS(SVG, "rect");
-    const x0 = Math.min(x(b.start), x(b.end));
-    r.setAttribute("class", "bar " + b.cls);
+    const x0 = Math.min(x(bar.b.start), x(bar.b.end));
+    r.setAttribute("class", "bar " + bar.cls);
+    r.dataset.kind = bar.kind;
+    r.dataset.start = String(bar.b.start);
+    r.dataset.end = String(bar.b.end);
     r.setAttribute("x", String(x0));
-    r.setAttribute("y", String(b.lane * 22));
-    r.setAttribute("width", String(Math.max(Math.abs(x(b.end) - x(b.start)), 1)));
+    r.setAttribute("y", String(bar.lane * 22));
+    r.setAttribute("width", String(Math.max(Math.abs(x(bar.b.end) - x(bar.b.start)), 1)));
     r.setAttribute("height", "18");
     const title = document.createElementNS(SVG, "title");
-    title.textContent = b.label;
+    title.textContent = bar.label + " · " + duration(bar.b.end - bar.b.start);
     r.appendChild(title);
     svg.appendChild(r);
+  }
+}
+
+async function intervals() {
+  try {
+    const res = await fetch("/intervals", { cache: "no-store" });
+    if (!res.ok) return;
+    const iv = await res.json();
+    draw(iv);
+    showNotices(iv.notices || []);
+  } catch (e) {
+    // offline for a moment: the next event tries again
   }
 }
 
@@ -222,7 +215,7 @@ let pending = false;
 function refresh() {
   if (pending) return;
   pending = true;
-  setTimeout(() => { pending = false; draw(); totals(); }, 100);
+  setTimeout(() => { pending = false; intervals(); totals(); }, 100);
 }
 
 function start() {
@@ -234,8 +227,8 @@ function start() {
       let d;
       try { d = JSON.parse(ev.data); } catch (e) { return; }
       const t = at(d);
-      if (t && (!state.last || t > state.last)) state.last = t;
-      handlers[type](d, t);
+      if (t && !state.start) state.start = t;
+      handlers[type](d, t, ev.lastEventId);
       refresh();
     });
   }
