@@ -341,4 +341,3 @@ func TestStatsWorkedExamples(t *testing.T) {
 		assert.Equal(t, 1, s.MaxParallelTools)
 	})
 }
-

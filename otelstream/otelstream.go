@@ -130,10 +130,24 @@ func New(tp trace.TracerProvider, opts ...Option) *Exporter {
 	return x
 }
 
+// Epoch is the time a span or event gets for an event whose time is zero
+// (0001-01-01, which a hostile or broken stream may carry): OTLP counts time
+// from the Unix epoch, and the SDK would put the time of the export in its
+// place. Every other time is the event's own.
+var Epoch = time.Unix(0, 0).UTC()
+
+// stamp is the timestamp option for t, Epoch for a zero t.
+func stamp(t time.Time) trace.SpanEventOption {
+	if t.IsZero() {
+		t = Epoch
+	}
+	return trace.WithTimestamp(t)
+}
+
 // start begins a span with a deterministic ID key (see IDGenerator).
 func (x *Exporter) start(parent context.Context, key, name string, at time.Time, kind trace.SpanKind, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	ctx := context.WithValue(parent, idKey{}, ids{run: x.runID, span: key})
-	return x.tracer.Start(ctx, name, trace.WithTimestamp(at), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
+	return x.tracer.Start(ctx, name, stamp(at), trace.WithSpanKind(kind), trace.WithAttributes(attrs...))
 }
 
 func (x *Exporter) startRoot(d stream.RunStartedDTO, at time.Time) {
@@ -198,7 +212,7 @@ func (x *Exporter) Add(dto any) {
 // event of the root span: it has no interval, so no span of its own.
 func (x *Exporter) callEvent(call stream.ToolCall) {
 	if call.Finished && !call.OK && len(call.Ops) == 0 {
-		x.root.AddEvent("uagent.tool_call_failed", trace.WithTimestamp(call.FinishedAt), trace.WithAttributes(
+		x.root.AddEvent("uagent.tool_call_failed", stamp(call.FinishedAt), trace.WithAttributes(
 			semconv.GenAIToolName(call.Name), semconv.GenAIToolCallID(call.CallID), ToolLabelKey.String(call.Label),
 			ToolDetailKey.String(call.Detail)))
 	}
@@ -209,12 +223,12 @@ func (x *Exporter) callEvent(call stream.ToolCall) {
 func (x *Exporter) annotate(dto any, at time.Time) {
 	switch d := dto.(type) {
 	case stream.PreflightWarningDTO:
-		x.root.AddEvent("uagent.preflight_warning", trace.WithTimestamp(at),
+		x.root.AddEvent("uagent.preflight_warning", stamp(at),
 			trace.WithAttributes(attribute.String("uagent.code", d.Code), attribute.String("uagent.message", d.Message)))
 	case stream.RunnerErrorDTO:
-		x.root.AddEvent("uagent.runner_error", trace.WithTimestamp(at), trace.WithAttributes(attribute.String("uagent.message", d.Message)))
+		x.root.AddEvent("uagent.runner_error", stamp(at), trace.WithAttributes(attribute.String("uagent.message", d.Message)))
 	case stream.ControlInputDTO:
-		x.root.AddEvent("uagent.control_input", trace.WithTimestamp(at), trace.WithAttributes(attribute.String("uagent.mode", d.Mode),
+		x.root.AddEvent("uagent.control_input", stamp(at), trace.WithAttributes(attribute.String("uagent.mode", d.Mode),
 			attribute.String("uagent.effort", d.Effort), attribute.String("uagent.reason", d.Reason)))
 	case stream.UserMessageDTO:
 		x.inputs = append(x.inputs, message{Role: "user", Parts: []part{{"text", d.Text}}})
@@ -242,7 +256,7 @@ func (x *Exporter) chatSpan(i int, iv stream.TurnInterval, cutOff string) {
 	case cutOff != "":
 		s.SetStatus(codes.Error, cutOff)
 	}
-	s.End(trace.WithTimestamp(iv.End))
+	s.End(stamp(iv.End))
 }
 
 // toolSpan makes the span of an operation the fold paired.
@@ -270,7 +284,7 @@ func (x *Exporter) toolSpan(iv stream.ToolInterval, cutOff string) {
 	default:
 		s.SetAttributes(ToolDetailKey.String(iv.Detail))
 	}
-	s.End(trace.WithTimestamp(iv.End))
+	s.End(stamp(iv.End))
 }
 
 // finish makes the spans of what the fold still has open, then ends the
@@ -309,7 +323,7 @@ func (x *Exporter) finish(t time.Time, status stream.Status, cutOff string) {
 		r.SetStatus(codes.Error, "the run's status is "+string(status))
 		r.SetAttributes(semconv.ErrorTypeKey.String(string(status)))
 	}
-	r.End(trace.WithTimestamp(t))
+	r.End(stamp(t))
 	x.ended = true
 }
 

@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/runs"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -268,4 +270,36 @@ func TestTheSameRunIsTheSameTrace(t *testing.T) {
 	assert.Equal(t, first, ids(sr.Ended()))
 	other := record(t, bytes.Replace(b, []byte("20260923T123918Z-demo"), []byte("another-run"), -1))
 	assert.NotEqual(t, first[0][strings.Index(first[0], " ")+1:][:32], other[0].SpanContext().TraceID().String(), "another run, another trace")
+}
+
+// The chat and execute_tool spans are exactly the fold's intervals: as
+// many, starting and ending when the fold says, on the bundled and
+// conformance streams, the edge cases and 2,000 random runs (a zero time
+// is exported as Epoch, as OTLP cannot carry it).
+func TestSpansAreTheFoldsIntervals(t *testing.T) {
+	cases, err := runs.Cases("..", 2000)
+	require.NoError(t, err)
+	for name, b := range cases {
+		var want []string
+		for _, iv := range runs.Fold(b) {
+			for _, at := range []*time.Time{&iv.Start, &iv.End} {
+				if at.IsZero() {
+					*at = Epoch
+				}
+			}
+			want = append(want, iv.String())
+		}
+		var got []string
+		for _, s := range record(t, b) {
+			kind := map[bool]string{true: "turn", false: "tool"}[strings.HasPrefix(s.Name(), "chat ")]
+			if strings.HasPrefix(s.Name(), "chat ") || strings.HasPrefix(s.Name(), "execute_tool ") {
+				got = append(got, runs.Interval{Kind: kind, Start: s.StartTime().UTC(), End: s.EndTime().UTC()}.String())
+			}
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(want, got) {
+			t.Fatalf("%s: spans (-fold +spans):\n%s", name, cmp.Diff(want, got))
+		}
+	}
 }

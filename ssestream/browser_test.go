@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/testenv"
 )
 
@@ -119,4 +120,27 @@ func TestPageWithTokenFollowsAcrossAReconnect(t *testing.T) {
 	assert.Greater(t, after, before, "the rest of the run arrived after the reconnect")
 	assert.Equal(t, 1, browserJS[int](t, ctx, `document.querySelectorAll("#transcript li.finished").length`), "nothing doubled")
 	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("answer").textContent`), "a.txt has 3 lines")
+}
+
+// The page's bars, read from the DOM, are the fold's intervals, on the
+// bundled and conformance streams and the edge cases.
+func TestPageBarsAreTheFolds(t *testing.T) {
+	ctx := testenv.Browser(t)
+	cases, err := runs.Cases("..", 0)
+	require.NoError(t, err)
+	pageBars := `JSON.stringify([...document.querySelectorAll("#timeline rect.bar")].map((r) => r.dataset.kind + " " + r.dataset.start + " " + r.dataset.end))`
+	for name, b := range cases {
+		srv := httptest.NewServer(NewHandler(recorded(t, b)))
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
+		want, _ := json.Marshal(foldBars(t, b))
+		wctx, stop := context.WithTimeout(ctx, 10*time.Second)
+		_, err := chromedp.Run(wctx, chromedp.Poll[bool](pageBars+` === `+strconv.Quote(string(want)), chromedp.WithPollingTimeout(10*time.Second)))
+		stop()
+		if err != nil {
+			var got []string
+			require.NoError(t, json.Unmarshal([]byte(browserJS[string](t, ctx, pageBars)), &got))
+			t.Errorf("%s: the page's bars (-fold +page):\n%s", name, cmp.Diff(foldBars(t, b), got))
+		}
+		srv.Close()
+	}
 }

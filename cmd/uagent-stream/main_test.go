@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/testenv"
 )
 
@@ -483,3 +485,61 @@ func TestTimelineCapsLanesAndBars(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// The timeline's bars, before bars within a pixel are merged, are the
+// fold's intervals: on the bundled and conformance streams, the edge cases
+// and 2,000 random runs.
+func TestTimelineBarsAreTheFolds(t *testing.T) {
+	cases, err := runs.Cases("../..", 2000)
+	require.NoError(t, err)
+	for name, b := range cases {
+		tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(b)))
+		require.NoError(t, err)
+		var want, got []string
+		for _, iv := range runs.Fold(b) {
+			want = append(want, iv.String())
+		}
+		for _, br := range tl.paired {
+			switch {
+			case br.lane == 0:
+				got = append(got, runs.Interval{Kind: "turn", Start: br.start, End: br.end}.String())
+			case br.kind != barOverlap:
+				got = append(got, runs.Interval{Kind: "tool", Start: br.start, End: br.end}.String())
+			}
+		}
+		if !slices.Equal(want, got) {
+			t.Fatalf("%s: timeline (-fold +bars):\n%s", name, cmp.Diff(want, got))
+		}
+	}
+}
+
+// cat marks as still running exactly the operations the fold has open at
+// the end, in the fold's order: on the bundled and conformance streams,
+// the edge cases and 500 random runs.
+func TestCatStillRunningIsTheFolds(t *testing.T) {
+	cases, err := runs.Cases("../..", 500)
+	require.NoError(t, err)
+	for name, b := range cases {
+		var s stream.Summarizer
+		dec := stream.NewDecoder(bytes.NewReader(b))
+		for dto, err := range dec.All() {
+			s.Add(dto, err, dec.Raw())
+		}
+		var want []string
+		for _, iv := range s.Fold().ToolIntervals() {
+			if iv.Open {
+				want = append(want, "⋯ "+oneLine(iv.Name, 40)+": "+oneLine(iv.Label, 120)+" · still running")
+			}
+		}
+		_, out, _ := runCmd(t, string(b), "cat", "--no-color", "-")
+		var got []string
+		for _, l := range strings.Split(out, "\n") {
+			if i := strings.Index(l, "⋯ "); i >= 0 {
+				got = append(got, l[i:])
+			}
+		}
+		if !slices.Equal(want, got) {
+			t.Fatalf("%s: still running (-fold +cat):\n%s", name, cmp.Diff(want, got))
+		}
+	}
+}

@@ -59,8 +59,7 @@ type bar struct {
 }
 
 type timeline struct {
-	model      []stream.TurnInterval // what the fold paired, drawn as bars
-	tools      []stream.ToolInterval
+	paired     []bar // the bars of what the fold paired, before coalescing
 	title      string
 	origin     time.Time
 	end        time.Time
@@ -100,7 +99,6 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 		}
 	}
 	model, tools := s.Fold().ModelIntervals(), s.Fold().ToolIntervals()
-	tl.model, tl.tools = model, tools
 	for _, iv := range model {
 		label := fmt.Sprintf("turn %d", iv.Turn)
 		if iv.Open {
@@ -134,6 +132,7 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	}
 	tl.bars = append(tl.bars, overlapBars(model, tools)...)
 	tl.bars = append(tl.bars, toolBars...)
+	tl.paired = slices.Clone(tl.bars)
 	tl.bars = tl.coalesce(tl.bars)
 	return tl, nil
 }
