@@ -596,9 +596,15 @@ type UnknownDTO struct {
 	Raw  []byte
 }
 
-// Sentinel causes of a [LineError] that the Decoder finds (the parser's are
-// ErrSyntax, ErrFieldType and ErrBadTime). Test for them with errors.Is.
+// The errors callers branch on, with errors.Is: the causes of a
+// [LineError], and ErrNotDurable.
 var (
+	// ErrSyntax: the line is not one well-formed JSON object.
+	ErrSyntax = errors.New("invalid JSON")
+	// ErrFieldType: a field has the wrong JSON type or an out-of-range value.
+	ErrFieldType = errors.New("wrong JSON type")
+	// ErrBadTime: a time is not RFC 3339, or at is not in UTC.
+	ErrBadTime = errors.New("invalid time")
 	// ErrMissingField: a field every line must have (v, type, at) is absent.
 	ErrMissingField = errors.New("missing field")
 	// ErrUnsupportedVersion: the line's v is not SchemaVersion.
@@ -611,4 +617,9 @@ var (
 	// ErrByteOrderMark: the stream starts with a byte-order mark. The
 	// Decoder reports it, then reads line 1 without it.
 	ErrByteOrderMark = errors.New("a byte-order mark")
+
+	// ErrNotDurable is wrapped by the error of a [WriteSummaryFile] that
+	// did replace the file but could not sync its directory: readers see
+	// the new summary, but a crash may still bring the old one back.
+	ErrNotDurable = errors.New("the new summary is in place but may not be durable")
 )

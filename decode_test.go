@@ -119,7 +119,7 @@ func TestDecodeRoundTripsEvents(t *testing.T) {
 		}
 		back, ok := DTOToEvent(dtos[i])
 		require.True(t, ok)
-		if diff := cmpDiff(truncated(e), back); diff != "" {
+		if diff := cmpDiff(roundTripped(e), back); diff != "" {
 			t.Errorf("%T event (-want +got):\n%s", e, diff)
 		}
 	}

@@ -157,9 +157,10 @@ func EventToDTO(event Event) (dto any, ok bool) {
 
 // DTOToEvent maps a wire DTO, as [EventToDTO] or the [Decoder] return it, back
 // to its domain event. ok is false for an [UnknownDTO] and any other value.
-// Unlike [SummaryFromDTO], it keeps the stats of a run_finished summary, so
-// that DTOToEvent(EventToDTO(e)) gives back e up to UTC and millisecond
-// truncation.
+// DTOToEvent(EventToDTO(e)) gives back e up to UTC and millisecond
+// truncation, but for a run_finished's stats: its summary maps through
+// [SummaryFromDTO], which does not restore them (they are recomputed from
+// the events; the DTO keeps them as written).
 func DTOToEvent(dto any) (event Event, ok bool) {
 	if dto == nil {
 		return nil, false

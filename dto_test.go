@@ -13,7 +13,7 @@ func TestEventToDTORoundTrip(t *testing.T) {
 		require.True(t, ok)
 		back, ok := DTOToEvent(dto)
 		require.True(t, ok)
-		if diff := cmpDiff(truncated(e), back); diff != "" {
+		if diff := cmpDiff(roundTripped(e), back); diff != "" {
 			t.Errorf("%T (-want +got):\n%s", e, diff)
 		}
 		assert.Equal(t, TypeOf(dto), kindByEvent[reflectTypeOf(e)].typ)

@@ -51,12 +51,16 @@ type DeveloperMessage struct {
 	Text string
 }
 
-// Control input modes named by the contract. Readers must accept others.
+// Values the contract names for fields of the events.
 const (
+	// Control input modes. Readers must accept others.
 	ControlSettings  = "settings"
 	ControlWhenIdle  = "when_idle"
 	ControlHard      = "hard"
 	ControlHeartbeat = "heartbeat"
+
+	// StopComplete is the stop reason of a normal model response.
+	StopComplete = "complete"
 )
 
 // ControlInput reports that the runner accepted a control message: settings
@@ -76,9 +80,6 @@ type TurnStarted struct {
 	Turn   int
 	TurnID string
 }
-
-// StopComplete is the stop reason of a normal model response.
-const StopComplete = "complete"
 
 // ModelResponded reports that the model answered. Stop is [StopComplete]
 // for a normal response; Failure is empty unless the response failed.

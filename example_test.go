@@ -89,7 +89,7 @@ func ExampleSummarize() {
 
 func ExampleStatsCollector() {
 	t := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	c := stream.NewStatsCollector()
+	c := new(stream.StatsCollector)
 	c.Add(stream.TurnStarted{At: t, Turn: 1})
 	c.Add(stream.ModelResponded{At: t.Add(2 * time.Second), Turn: 1, Stop: stream.StopComplete})
 	c.Add(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "a", OpID: "1", Name: "Bash"})

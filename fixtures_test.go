@@ -117,7 +117,7 @@ func realisticRun() []Event {
 		ModelResponded{At: ms(5514), Turn: 2, TurnID: "turn-2", Duration: 2669 * time.Millisecond, Usage: Tokens{InputTokens: 801, CachedInputTokens: 512, OutputTokens: 19}, Stop: StopComplete},
 		AssistantMessage{At: ms(5514), Turn: 2, Text: "a.txt has 3 lines; b.txt does not exist.", Final: true},
 	}
-	c := NewStatsCollector()
+	c := new(StatsCollector)
 	for _, e := range evs {
 		c.Add(e)
 	}

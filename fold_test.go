@@ -67,7 +67,7 @@ func TestRandomRunsValidate(t *testing.T) {
 		end := evs[len(evs)-1].OccurredAt().Add(time.Duration(r.IntN(3)) * time.Millisecond)
 		stats, answer, _, _ := refStats(evs, end)
 		res := stream.Result{Request: stream.Request{RunID: "r", Provider: "p", Model: "m"}, StartedAt: runs.T0, Wall: end.Sub(runs.T0),
-			Status: stream.Classify(stream.NoTermination, 0, stats), Stats: stats, Answer: answer}
+			Status: stream.Classify("", 0, stats), Stats: stats, Answer: answer}
 		evs = append(evs, stream.RunFinished{At: end, Result: res})
 		var buf bytes.Buffer
 		sink := stream.NewSink(&buf)

@@ -36,9 +36,15 @@ func newOptions(opts []Option) options {
 	return o
 }
 
-// DefaultMaxLineSize is the longest line a [Decoder] decodes unless
-// [WithMaxLineSize] says otherwise: 64 MiB.
-const DefaultMaxLineSize = 64 << 20
+// Limits on what is read and kept.
+const (
+	// DefaultMaxLineSize is the longest line a [Decoder] decodes unless
+	// [WithMaxLineSize] says otherwise: 64 MiB.
+	DefaultMaxLineSize = 64 << 20
+	// StderrTail is how much of a process's stderr an [Outcome] keeps: the
+	// last 64 KiB.
+	StderrTail = 64 << 10
+)
 
 // WithMaxLineSize sets the longest line, in bytes without its line ending,
 // that a Decoder decodes. A longer line is reported as ErrLineTooLong and

@@ -18,17 +18,6 @@ import (
 // driven by the field table (fields.go), in a single pass. Values decode as
 // encoding/json decodes them.
 
-// Sentinel causes of a [LineError] that the parser finds. Test for them
-// with errors.Is.
-var (
-	// ErrSyntax: the line is not one well-formed JSON object.
-	ErrSyntax = errors.New("invalid JSON")
-	// ErrFieldType: a field has the wrong JSON type or an out-of-range value.
-	ErrFieldType = errors.New("wrong JSON type")
-	// ErrBadTime: a time is not RFC 3339, or at is not in UTC.
-	ErrBadTime = errors.New("invalid time")
-)
-
 // maxDepth bounds the nesting of skipped values, as encoding/json does.
 const maxDepth = 10000
 

@@ -46,10 +46,6 @@ func (k Ending) String() string {
 	return fmt.Sprintf("Ending(%d)", int(k))
 }
 
-// StderrTail is how much of a process's stderr an [Outcome] keeps: the last
-// 64 KiB.
-const StderrTail = 64 << 10
-
 // Outcome is how a run ended.
 type Outcome struct {
 	Ending Ending
@@ -458,7 +454,7 @@ func (r *Run) replayOutcome() Outcome {
 	o.Replayed = true
 	switch o.Ending {
 	case EndFinished:
-		o.ExitCode = ExitCode(o.Status)
+		o.ExitCode = o.Status.ExitCode()
 	case EndPreflightBlocked:
 		o.ExitCode = ExitUsage
 	case EndStartFailed:

@@ -9,8 +9,8 @@ import (
 //go:embed schema/*.json schema/strict/*.json
 var schemaFiles embed.FS
 
-// SchemaNames returns the names Schema accepts: "line", "summary", then the
-// event types.
+// SchemaNames returns the names [Schema] accepts: "line", "summary", then
+// the event types.
 func SchemaNames() []string { return append([]string{"line", "summary"}, EventTypes()...) }
 
 // Schema returns a JSON Schema (draft 2020-12) of the v1 contract in its
@@ -19,16 +19,16 @@ func SchemaNames() []string { return append([]string{"line", "summary"}, EventTy
 // types, told apart by their type const, and of a branch for unknown
 // types; "summary" for summary.json and the run_finished payload; or an
 // event type such as "tool_called". The compatible schemas require only
-// what a v1 line cannot be read without (see [Validate]); every schema is
-// self-contained and allows unknown fields. The bytes are the caller's.
-func Schema(name string) ([]byte, error) { return schemaFile("schema/", name) }
-
-// StrictSchema is [Schema] in strict form (schema/strict/): every field
-// the current writer always writes is required, as [Strict] validation
-// requires it.
-func StrictSchema(name string) ([]byte, error) { return schemaFile("schema/strict/", name) }
-
-func schemaFile(dir, name string) ([]byte, error) {
+// what a v1 line cannot be read without (see [Validate]); with
+// [WithStrict], the strict form (schema/strict/) requires every field the
+// current writer always writes, as strict validation does. Every schema is
+// self-contained and allows unknown fields. The bytes are the caller's. Of
+// the options, Schema reads WithStrict.
+func Schema(name string, opts ...Option) ([]byte, error) {
+	dir := "schema/"
+	if newOptions(opts).strict {
+		dir = "schema/strict/"
+	}
 	if name == "" {
 		name = "line"
 	}

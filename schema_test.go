@@ -241,9 +241,9 @@ func marshalSchema(t *testing.T, o obj) []byte {
 
 func TestSchemaFiles(t *testing.T) {
 	for _, strict := range []bool{false, true} {
-		dir, get := filepath.Join("..", "schema"), Schema
+		dir, get := filepath.Join("..", "schema"), strictSchema(strict)
 		if strict {
-			dir, get = filepath.Join(dir, "strict"), StrictSchema
+			dir = filepath.Join(dir, "strict")
 		}
 		for _, name := range SchemaNames() {
 			var o obj
@@ -263,8 +263,18 @@ func TestSchemaFiles(t *testing.T) {
 	}
 	_, err := Schema("nope")
 	assert.ErrorContains(t, err, `stream: no schema "nope"`)
-	_, err = StrictSchema("nope")
+	_, err = Schema("nope", WithStrict())
 	assert.ErrorContains(t, err, `stream: no schema "nope"`)
+}
+
+// strictSchema returns Schema, strict or not.
+func strictSchema(strict bool) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) {
+		if strict {
+			return Schema(name, WithStrict())
+		}
+		return Schema(name)
+	}
 }
 
 // ---- validating with a real validator ----
@@ -275,10 +285,7 @@ func compileSchemas(t *testing.T, strict bool) map[string]*jsonschema.Schema {
 	c.DefaultDraft(jsonschema.Draft2020)
 	c.AssertFormat()
 	out := map[string]*jsonschema.Schema{}
-	get := Schema
-	if strict {
-		get = StrictSchema
-	}
+	get := strictSchema(strict)
 	for _, name := range SchemaNames() {
 		b, err := get(name)
 		require.NoError(t, err)

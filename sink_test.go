@@ -381,3 +381,14 @@ func TestSinkKeepsTheFirstError(t *testing.T) {
 		assert.Contains(t, s.Err().Error(), "encode user_message")
 	})
 }
+
+// roundTripped is what DTOToEvent(EventToDTO(e)) gives back: e truncated
+// as the wire truncates, and a run_finished without its stats, which
+// SummaryFromDTO does not restore.
+func roundTripped(e Event) Event {
+	if f, ok := truncated(e).(RunFinished); ok {
+		f.Result.Stats = Stats{}
+		return f
+	}
+	return truncated(e)
+}

@@ -232,9 +232,6 @@ type Change struct {
 	TurnIndex, ToolIndex, CallIndex int
 }
 
-// NewStatsCollector returns an empty collector. It is the same as new(StatsCollector).
-func NewStatsCollector() *StatsCollector { return new(StatsCollector) }
-
 func (c *StatsCollector) observe(t time.Time) {
 	if t.IsZero() {
 		return
@@ -496,16 +493,12 @@ func (d Difference) String() string {
 	return d.Field + " is " + d.Recorded + ", recomputed " + d.Recomputed
 }
 
-// StatsDiff returns the fields in which a recorded summary's stats and
-// answer differ from the recomputed ones, in the order of the wire. An
-// absent map or list equals an empty one. Values are JSON without HTML
-// escaping; control characters in strings are escaped, as JSON requires.
-func StatsDiff(recorded, recomputed SummaryDTO) []Difference {
-	return statsDiff(recorded, recomputed, nil)
-}
-
-// statsDiff is StatsDiff, skipping the fields that present, when not nil,
-// does not hold: the fields a recorded summary did not have.
+// statsDiff returns the fields in which a recorded summary's stats and
+// answer differ from the recomputed ones, in the order of the wire,
+// skipping the fields that present does not hold (the fields a recorded
+// summary did not have). An absent map or list equals an empty one. Values
+// are JSON without HTML escaping; control characters in strings are
+// escaped, as JSON requires.
 func statsDiff(recorded, recomputed SummaryDTO, present map[string]bool) []Difference {
 	var out []Difference
 	c := summaryCodec.fields[summaryCodec.byName["stats"]].sub
@@ -590,7 +583,7 @@ type Recomputed struct {
 const maxKeptErrors = 1000
 
 // Diff returns the fields in which the recorded summary's stats and answer
-// differ from the recomputed ones (see [StatsDiff]), leaving out the fields
+// differ from the recomputed ones, in the order of the wire, leaving out the fields
 // the run_finished line does not have: a v1 stream written before a field
 // existed is not wrong about it. It returns nil when the stream has no
 // run_finished.
@@ -697,7 +690,7 @@ func (s *Summarizer) Recomputed() Recomputed {
 		sum.Status, sum.RunnerExitCode, sum.StartedAt, sum.WallMS = f.Status, f.RunnerExitCode, f.StartedAt, f.WallMS
 	} else {
 		sum.RunnerExitCode = -1
-		sum.Status = string(Classify(NoTermination, -1, stats))
+		sum.Status = string(Classify("", -1, stats))
 		if s.started != nil {
 			sum.StartedAt = s.started.At
 			sum.WallMS = s.last.Sub(s.started.At).Milliseconds()

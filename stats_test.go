@@ -217,7 +217,7 @@ func TestStatsRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			col := NewStatsCollector()
+			col := new(StatsCollector)
 			for _, e := range c.events {
 				col.Add(e)
 			}
@@ -297,7 +297,7 @@ func BenchmarkStats(b *testing.B) {
 			evs := manyEvents(n)
 			b.ReportAllocs()
 			for b.Loop() {
-				c := NewStatsCollector()
+				c := new(StatsCollector)
 				for _, e := range evs {
 					c.Add(e)
 				}
@@ -314,7 +314,7 @@ func TestStatsWorkedExamples(t *testing.T) {
 	T := t0
 	sec := func(n int) time.Time { return T.Add(time.Duration(n) * time.Second) }
 	fold := func(evs ...Event) (StatsDTO, string) {
-		c := NewStatsCollector()
+		c := new(StatsCollector)
 		c.Add(RunStarted{At: T})
 		for _, e := range evs {
 			c.Add(e)

@@ -52,13 +52,15 @@ import (
 	"time"
 )
 
-// SchemaVersion is the stream's schema version, the v of every line. It is
-// bumped only on a breaking change: a removed or renamed field, a changed
-// type, or a changed meaning. New event types and new fields keep version 1.
-const SchemaVersion = 1
-
-// The wire names of the event types, the type field of every line.
+// The wire's own names: the schema version and the event types.
 const (
+	// SchemaVersion is the stream's schema version, the v of every line. It
+	// is bumped only on a breaking change: a removed or renamed field, a
+	// changed type, or a changed meaning. New event types and new fields
+	// keep version 1.
+	SchemaVersion = 1
+
+	// The wire names of the event types, the type field of every line.
 	TypeRunStarted       = "run_started"
 	TypePreflightWarning = "preflight_warning"
 	TypeUserMessage      = "user_message"
@@ -228,11 +230,7 @@ var kinds = []*kind{
 		func(d RunnerErrorDTO) RunnerError { return RunnerError{At: d.At, Message: d.Message} }),
 	def(TypeRunFinished,
 		func(e RunFinished) RunFinishedDTO { return RunFinishedDTO{Summary: SummaryToDTO(e.Result)} },
-		func(d RunFinishedDTO) RunFinished {
-			r := SummaryFromDTO(d.Summary)
-			r.Stats = statsFromDTO(d.Summary.Stats)
-			return RunFinished{At: d.At, Result: r}
-		}),
+		func(d RunFinishedDTO) RunFinished { return RunFinished{At: d.At, Result: SummaryFromDTO(d.Summary)} }),
 }
 
 // Indexes over the event table, built once.

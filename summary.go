@@ -30,9 +30,10 @@ const (
 	StatusRunning     Status = "running"
 )
 
-// Valid reports whether s is one of the statuses a finished run may have
-// (all but StatusRunning).
-func (s Status) Valid() bool {
+// Final reports whether s is one of the statuses a finished run has: all
+// the declared ones but StatusRunning, which summary.json holds only while
+// the run goes on.
+func (s Status) Final() bool {
 	switch s {
 	case StatusOK, StatusError, StatusTimeout, StatusInterrupted, StatusDiskLimit:
 		return true
@@ -52,13 +53,10 @@ type Result struct {
 	Answer string
 }
 
-// NoTermination is the termination of a run that ended by itself, for
-// [Classify].
-const NoTermination Status = ""
-
-// Classify returns a run's status. A termination of StatusTimeout,
-// StatusInterrupted or StatusDiskLimit wins; any other termination value
-// ([NoTermination] by convention) means the run ended by itself. Then the status is
+// Classify returns a run's status. termination is how the runner stopped
+// the run: StatusTimeout, StatusInterrupted or StatusDiskLimit, which win,
+// or "" for a run that ended by itself (any other value counts as ""). Then
+// the status is
 // StatusError when exitCode is non-zero or stats has errors or failures, and
 // StatusOK otherwise.
 func Classify(termination Status, exitCode int, stats Stats) Status {
@@ -86,7 +84,7 @@ const (
 // ok 0, error 1, disk_limit 3, timeout 124, interrupted 130. Any other
 // status, StatusRunning included, maps to 1. (2 is a usage error or a
 // blocked preflight, which have no status.)
-func ExitCode(s Status) int {
+func (s Status) ExitCode() int {
 	switch s {
 	case StatusOK:
 		return ExitOK

@@ -30,6 +30,6 @@ func TestClassifyAndExitCode(t *testing.T) {
 	}
 	for s, code := range map[Status]int{StatusOK: 0, StatusError: 1, StatusDiskLimit: 3, StatusTimeout: 124,
 		StatusInterrupted: 130, StatusRunning: 1, "bogus": 1} {
-		assert.Equal(t, code, ExitCode(s), s)
+		assert.Equal(t, code, s.ExitCode(), s)
 	}
 }

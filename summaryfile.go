@@ -109,11 +109,6 @@ func writeSummaryFile(fsys fileSystem, path string, s SummaryDTO) (err error) {
 	return nil
 }
 
-// ErrNotDurable is wrapped by the error of a [WriteSummaryFile] that did
-// replace the file but could not sync its directory: readers see the new
-// summary, but a crash may still bring the old one back.
-var ErrNotDurable = errors.New("the new summary is in place but may not be durable")
-
 // ReadSummaryFile reads a summary.json. A missing, empty, truncated or
 // non-JSON file, a field of the wrong type and a v other than SchemaVersion
 // are errors naming the file (test them with errors.Is against

@@ -147,7 +147,7 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 			if finishedAt == 0 {
 				finishedAt = line
 			}
-			if !Status(d.Summary.Status).Valid() {
+			if !Status(d.Summary.Status).Final() {
 				v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
 			}
 		}

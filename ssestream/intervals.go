@@ -39,7 +39,7 @@ type bar struct {
 }
 
 // notice is a preflight warning or runner error, coalesced by
-// stream.NoticeKey: the line it first came on, and how many times it came.
+// stream.Notices: the line it first came on, and how many times it came.
 type notice struct {
 	Line  int `json:"line"`
 	Count int `json:"count"`

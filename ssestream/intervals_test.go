@@ -107,6 +107,6 @@ func TestIntervalsOverHTTP(t *testing.T) {
 	assert.Equal(t, 2, iv.Lanes)
 	assert.Equal(t, []bool{false, false, true}, []bool{iv.Tools[0].Open, iv.Tools[1].Open, iv.Tools[2].Open})
 	assert.Equal(t, float64(40), iv.End, "the cut-off run ends at its last line")
-	assert.Equal(t, []notice{{Line: 2, Count: 2}, {Line: 3, Count: 1}}, iv.Notices, "coalesced by stream.NoticeKey")
+	assert.Equal(t, []notice{{Line: 2, Count: 2}, {Line: 3, Count: 1}}, iv.Notices, "coalesced by stream.Notices")
 	assert.Equal(t, foldBars(t, b), intervalBars(t, body))
 }

@@ -31,11 +31,11 @@ type Recording struct {
 	end     []byte            // the end event's JSON
 	sum     stream.Summarizer // the run's fold
 
-	// For /intervals: the first and the last line's time, the notices by
-	// stream.NoticeKey.
+	// For /intervals: the first and the last line's time, the notices as
+	// stream.Notices coalesces them.
 	origin, last time.Time
 	notices      []notice
-	noticeIndex  map[string]int
+	coalesce     stream.Notices
 
 	// The JSON of /summary and /intervals, computed by the clock now.
 	now               func() time.Time
@@ -126,16 +126,11 @@ func (rec *Recording) observe(num int, dto any) {
 		}
 		rec.last = at
 	}
-	if key, ok := stream.NoticeKey(dto); ok {
-		if i, seen := rec.noticeIndex[key]; seen {
-			rec.notices[i].Count++
-			return
+	if i, n, ok := rec.coalesce.Add(dto); ok {
+		if n == 1 {
+			rec.notices = append(rec.notices, notice{Line: num})
 		}
-		if rec.noticeIndex == nil {
-			rec.noticeIndex = map[string]int{}
-		}
-		rec.noticeIndex[key] = len(rec.notices)
-		rec.notices = append(rec.notices, notice{Line: num, Count: 1})
+		rec.notices[i].Count = n
 	}
 }
 
@@ -172,7 +167,7 @@ func (rec *Recording) End(o *stream.Outcome) {
 		o = &stream.Outcome{Ending: stream.EndCutOff, Status: stream.StatusError, ExitCode: -1}
 		if r := rec.sum.Recomputed(); r.Recorded != nil {
 			st := stream.Status(r.Recorded.Status)
-			o = &stream.Outcome{Ending: stream.EndFinished, Status: st, ExitCode: stream.ExitCode(st)}
+			o = &stream.Outcome{Ending: stream.EndFinished, Status: st, ExitCode: st.ExitCode()}
 		}
 	}
 	rec.end, _ = json.Marshal(endEvent{Ending: o.Ending.String(), Status: string(o.Status), ExitCode: o.ExitCode})

@@ -261,7 +261,7 @@ func prefixed(prefix, s string) string {
 func (r *renderer) render(dto any) {
 	p := r.pal
 	r.fold.Add(dto, nil, nil)
-	if n, ok := r.notices.Add(dto); ok && n > 1 {
+	if _, n, ok := r.notices.Add(dto); ok && n > 1 {
 		return // shown once; the summary counts the repeats
 	}
 	switch d := dto.(type) {

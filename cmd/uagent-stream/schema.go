@@ -18,11 +18,11 @@ func cmdSchema(e env, args []string) error {
 	if fs.NArg() > 1 {
 		return fs.usageError("want at most one TYPE, one of: " + strings.Join(stream.SchemaNames(), ", "))
 	}
-	get := stream.Schema
+	var opts []stream.Option
 	if *strict {
-		get = stream.StrictSchema
+		opts = append(opts, stream.WithStrict())
 	}
-	b, err := get(fs.Arg(0))
+	b, err := stream.Schema(fs.Arg(0), opts...)
 	if err != nil {
 		return fs.usageError(fmt.Sprintf("no schema %q; TYPE is one of: %s", fs.Arg(0), strings.Join(stream.SchemaNames(), ", ")))
 	}

@@ -144,7 +144,7 @@ func Generate(o Options) []byte {
 		end := ms(now + 10)
 		stats.Close(end)
 		st := stats.Stats()
-		s.Emit(stream.RunFinished{At: end, Result: stream.Result{Status: stream.Classify(stream.NoTermination, 0, st), StartedAt: ms(0),
+		s.Emit(stream.RunFinished{At: end, Result: stream.Result{Status: stream.Classify("", 0, st), StartedAt: ms(0),
 			Wall: end.Sub(ms(0)), Request: stream.Request{RunID: fmt.Sprint("run-", run), SessionID: "7ef82dc2-d9b4-4728-abc2-2f4e6060c8f8",
 				Provider: "openai-codex", Model: "gpt-6-sol", Effort: "high", Workspace: "/home/dev/demo"}, Stats: st, Answer: stats.Answer()}})
 		for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
