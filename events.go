@@ -162,47 +162,22 @@ type RunFinished struct {
 	Result Result
 }
 
-// OccurredAt returns e.At.
-func (e RunStarted) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
+// OccurredAt returns the event's At, its own time: so does every event's
+// OccurredAt below (see [Event]).
+func (e RunStarted) OccurredAt() time.Time       { return e.At }
 func (e PreflightWarning) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e UserMessage) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
+func (e UserMessage) OccurredAt() time.Time      { return e.At }
 func (e DeveloperMessage) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e ControlInput) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e TurnStarted) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e ModelResponded) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e ToolCalled) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e ToolStarted) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e ToolFinished) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
+func (e ControlInput) OccurredAt() time.Time     { return e.At }
+func (e TurnStarted) OccurredAt() time.Time      { return e.At }
+func (e ModelResponded) OccurredAt() time.Time   { return e.At }
+func (e ToolCalled) OccurredAt() time.Time       { return e.At }
+func (e ToolStarted) OccurredAt() time.Time      { return e.At }
+func (e ToolFinished) OccurredAt() time.Time     { return e.At }
 func (e AssistantMessage) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
 func (e ReasoningSummary) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e RunnerError) OccurredAt() time.Time { return e.At }
-
-// OccurredAt returns e.At.
-func (e RunFinished) OccurredAt() time.Time { return e.At }
+func (e RunnerError) OccurredAt() time.Time      { return e.At }
+func (e RunFinished) OccurredAt() time.Time      { return e.At }
 
 func (RunStarted) event()       {}
 func (PreflightWarning) event() {}

@@ -33,10 +33,11 @@
 //
 // # Concurrency
 //
-// A [Sink] is safe for concurrent use. A [Decoder] and a [StatsCollector]
-// are not: each belongs to one goroutine. A [Run]'s events and its Wait and
-// Close may be used from different goroutines, as its doc comment says.
-// Everything else is a value or a function without shared state.
+// A [Sink] is safe for concurrent use. A [Decoder], a [StatsCollector], a
+// [Summarizer] and [Notices] are not: each belongs to one goroutine. A
+// [Run]'s events and its Wait and Close may be used from different
+// goroutines, as its doc comment says. The functions keep no state between
+// calls.
 //
 // # Errors
 //
