@@ -34,9 +34,18 @@ const (
 // maxFindings is how many findings Validate keeps.
 const maxFindings = 10000
 
+// validator holds what the rules need to remember between lines.
 type validator struct {
 	options
-	findings []Finding
+	findings   []Finding
+	lines      int        // lines counted (decoded or not)
+	startOnly  bool       // every line so far is run_started, then preflight warnings
+	finishedAt int        // line of the first run_finished
+	badFinish  *LineError // the first run_finished line that could not be decoded
+	sum        Summarizer // the stats and answer, folded as Summarize folds them
+	opsStarted map[string]bool
+	lastTurn   int
+	turnSeen   bool
 }
 
 func (v *validator) add(line int, rule, format string, args ...any) {
@@ -48,7 +57,7 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // Validate reads a stream and reports every violation of the v1 stream
 // rules, in line order, not just the first. The error is nil unless the
 // reader failed. A valid stream gives no findings. Validate keeps the first
-// 10000 findings.
+// 10000 findings; no count changes a verdict.
 //
 // By default Validate is compatible: a v1 stream written before a field
 // existed is valid, so it requires only v, type, at and each type's
@@ -59,113 +68,136 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // the options, Validate reads [WithExitCode], [WithStrict] and
 // [WithMaxLineSize].
 func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
-	v := &validator{options: newOptions(opts)}
+	v := &validator{options: newOptions(opts), startOnly: true, opsStarted: map[string]bool{}}
 	dec := NewDecoder(r, opts...)
-	var (
-		lines      int
-		startOnly  = true     // every line so far is run_started, then preflight warnings
-		finishedAt int        // line of the first run_finished
-		badFinish  *LineError // the first run_finished line that could not be decoded
-		sum        Summarizer // the stats and answer, folded as Summarize folds them
-		opsStarted = map[string]bool{}
-		lastTurn   int
-		turnSeen   bool
-	)
 	for dto, err := range dec.All() {
-		line := dec.Line()
 		if err != nil {
-			var le *LineError
-			if !errors.As(err, &le) {
+			le, ok := errors.AsType[*LineError](err)
+			if !ok {
 				return v.findings, err
 			}
-			rule := RuleJSON
-			if errors.Is(err, ErrUnsupportedVersion) {
-				rule = RuleVersion
-			}
-			v.add(le.Line, rule, "%s", le.detail())
-			if errors.Is(err, ErrByteOrderMark) {
-				continue // the line itself comes next
-			}
-			lines++
-			startOnly = false
-			if lines == 1 {
-				v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")
-			}
-			if le.Type == TypeRunFinished && badFinish == nil {
-				badFinish = le
-			}
+			v.lineError(le)
 			continue
 		}
-		lines++
-		typ := TypeOf(dto)
-		if lines == 1 {
-			startOnly = typ == TypeRunStarted
-		} else {
-			startOnly = startOnly && typ == TypePreflightWarning
-		}
-		if lines == 1 && typ != TypeRunStarted {
+		v.line(dec, dto)
+	}
+	v.end()
+	return v.findings, nil
+}
+
+// lineError checks a line that could not be decoded.
+func (v *validator) lineError(le *LineError) {
+	rule := RuleJSON
+	if errors.Is(le, ErrUnsupportedVersion) {
+		rule = RuleVersion
+	}
+	v.add(le.Line, rule, "%s", le.detail())
+	if errors.Is(le, ErrByteOrderMark) {
+		return // the line itself comes next
+	}
+	v.lines++
+	v.startOnly = false
+	if v.lines == 1 {
+		v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")
+	}
+	if le.Type == TypeRunFinished && v.badFinish == nil {
+		v.badFinish = le
+	}
+}
+
+// line checks a decoded line: where it stands, its required fields, the
+// rules of its type; then folds it.
+func (v *validator) line(dec *Decoder, dto any) {
+	line := dec.Line()
+	v.lines++
+	typ := TypeOf(dto)
+	if v.lines == 1 {
+		v.startOnly = typ == TypeRunStarted
+		if !v.startOnly {
 			v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
 		}
-		if finishedAt != 0 {
-			v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", printable(typ), finishedAt)
-		}
-		if _, ok := dto.(UnknownDTO); ok {
-			continue
-		}
-		for _, path := range dec.missing(kindByType[typ], v.strict) {
-			v.add(line, RuleRequired, "missing required field %q", path)
-		}
-		switch d := dto.(type) {
-		case ToolStartedDTO:
-			opsStarted[d.OpID] = true
-		case ToolFinishedDTO:
-			switch {
-			case d.OpID != "" && !opsStarted[d.OpID]:
-				v.add(line, RuleToolOp, "tool_finished for op_id %q, which no tool_started began", d.OpID)
-			case d.OpID == "" && d.OK:
-				v.add(line, RuleToolOp, "tool_finished without op_id has ok:true; a call that failed before its operation started has ok:false")
-			}
-		case TurnStartedDTO:
-			if d.Turn < 1 {
-				v.add(line, RuleTurn, "turn %d: turns count from 1", d.Turn)
-			} else if d.Turn < lastTurn {
-				v.add(line, RuleTurn, "turn %d after turn %d: turns do not go back", d.Turn, lastTurn)
-			}
-			lastTurn, turnSeen = d.Turn, true
-		case ModelRespondedDTO:
-			switch {
-			case !turnSeen:
-				v.add(line, RuleTurn, "model_responded before any turn_started")
-			case d.Turn != lastTurn:
-				v.add(line, RuleTurn, "model_responded for turn %d, but the last turn_started is turn %d", d.Turn, lastTurn)
-			}
-		case AssistantMessageDTO:
-			v.optionalTurn(line, d.Turn)
-		case ReasoningDTO:
-			v.optionalTurn(line, d.Turn)
-		case RunFinishedDTO:
-			if finishedAt == 0 {
-				finishedAt = line
-			}
-			if !Status(d.Summary.Status).Final() {
-				v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
-			}
-		}
-		sum.Add(dto, nil, dec.Raw())
+	} else {
+		v.startOnly = v.startOnly && typ == TypePreflightWarning
 	}
-	folded := sum.Recomputed()
-	if folded.Recorded == nil {
-		if badFinish != nil {
-			v.add(badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", badFinish.Line, badFinish.detail())
-			return v.findings, nil
+	if v.finishedAt != 0 {
+		v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", printable(typ), v.finishedAt)
+	}
+	if _, ok := dto.(UnknownDTO); ok {
+		return
+	}
+	for _, path := range dec.missing(kindByType[typ], v.strict) {
+		v.add(line, RuleRequired, "missing required field %q", path)
+	}
+	switch d := dto.(type) {
+	case ToolStartedDTO:
+		v.opsStarted[d.OpID] = true
+	case ToolFinishedDTO:
+		v.toolFinished(line, d)
+	case TurnStartedDTO:
+		v.turnStarted(line, d)
+	case ModelRespondedDTO:
+		v.modelResponded(line, d)
+	case AssistantMessageDTO:
+		v.optionalTurn(line, d.Turn)
+	case ReasoningDTO:
+		v.optionalTurn(line, d.Turn)
+	case RunFinishedDTO:
+		if v.finishedAt == 0 {
+			v.finishedAt = line
 		}
-		v.ended(lines, startOnly)
-		return v.findings, nil
+		if !Status(d.Summary.Status).Final() {
+			v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
+		}
+	}
+	v.sum.Add(dto, nil, dec.Raw())
+}
+
+// toolFinished: a tool_finished follows the tool_started of its op_id, or
+// has no op_id and ok:false.
+func (v *validator) toolFinished(line int, d ToolFinishedDTO) {
+	switch {
+	case d.OpID != "" && !v.opsStarted[d.OpID]:
+		v.add(line, RuleToolOp, "tool_finished for op_id %q, which no tool_started began", d.OpID)
+	case d.OpID == "" && d.OK:
+		v.add(line, RuleToolOp, "tool_finished without op_id has ok:true; a call that failed before its operation started has ok:false")
+	}
+}
+
+// turnStarted: turns count from 1 and do not go back.
+func (v *validator) turnStarted(line int, d TurnStartedDTO) {
+	if d.Turn < 1 {
+		v.add(line, RuleTurn, "turn %d: turns count from 1", d.Turn)
+	} else if d.Turn < v.lastTurn {
+		v.add(line, RuleTurn, "turn %d after turn %d: turns do not go back", d.Turn, v.lastTurn)
+	}
+	v.lastTurn, v.turnSeen = d.Turn, true
+}
+
+// modelResponded: a response follows a turn_started, for its turn.
+func (v *validator) modelResponded(line int, d ModelRespondedDTO) {
+	switch {
+	case !v.turnSeen:
+		v.add(line, RuleTurn, "model_responded before any turn_started")
+	case d.Turn != v.lastTurn:
+		v.add(line, RuleTurn, "model_responded for turn %d, but the last turn_started is turn %d", d.Turn, v.lastTurn)
+	}
+}
+
+// end checks the stream as a whole: how it ended, and the recorded
+// summary against the events.
+func (v *validator) end() {
+	folded := v.sum.Recomputed()
+	if folded.Recorded == nil {
+		if v.badFinish != nil {
+			v.add(v.badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", v.badFinish.Line, v.badFinish.detail())
+			return
+		}
+		v.ended()
+		return
 	}
 	for _, d := range folded.Diff() {
-		v.add(finishedAt, RuleStats, "%s", d)
+		v.add(v.finishedAt, RuleStats, "%s", d)
 	}
-	return v.findings, nil
 }
 
 // printable is s as it is when every character of it is printable, else
@@ -184,16 +216,15 @@ func (v *validator) optionalTurn(line, turn int) {
 }
 
 // ended checks a stream without run_finished against the endings the
-// contract allows. startOnly reports a stream of run_started and then only
-// preflight warnings, however many.
-func (v *validator) ended(lines int, startOnly bool) {
+// contract allows.
+func (v *validator) ended() {
 	switch {
-	case lines == 0 && v.exitCode == ExitUsage, startOnly && v.exitCode == ExitError:
-	case lines == 0:
+	case v.lines == 0 && v.exitCode == ExitUsage, v.startOnly && v.exitCode == ExitError:
+	case v.lines == 0:
 		v.add(0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none")
-	case startOnly:
+	case v.startOnly:
 		v.add(0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so")
 	default:
-		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", lines)
+		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", v.lines)
 	}
 }
