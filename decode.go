@@ -92,6 +92,7 @@ type Decoder struct {
 	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
 	afterBOM []byte          // line 1 without its byte-order mark, still to decode
 	pending  []pendingField
+	ls       lineState // the line being decoded
 }
 
 // pendingField is a field that came before type: where its key and value
@@ -305,157 +306,204 @@ func (d *Decoder) skipLong() error {
 		Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrLineTooLong, size, d.max)}
 }
 
-// decodeLine decodes one non-blank line.
+// lineState is what decoding one line has found so far: the header
+// fields, the kind and its scratch DTO, and the first field fault, kept
+// while the rest of the line is read.
+type lineState struct {
+	line                 []byte
+	hasV, hasType, hasAt bool
+	v                    int64
+	typ                  string
+	at                   time.Time
+	k                    *kind // nil until a known type is read
+	dv                   reflect.Value
+	fault                *parseError // the first wrong-typed field or bad time
+}
+
+// decodeLine decodes one non-blank line: its members, then the members
+// that came before its type, then the verdict.
 func (d *Decoder) decodeLine(line []byte) (any, error) {
 	p := &d.p
 	p.data, p.pos = line, 0
-	var (
-		hasV, hasType, hasAt bool
-		v                    int64
-		typ                  string
-		at                   time.Time
-		k                    *kind
-		dv                   reflect.Value
-		fault                *parseError
-	)
+	ls := &d.ls
+	*ls = lineState{line: line}
 	d.pending = d.pending[:0]
 	clear(p.present[:codecs])
-	lineErr := func(e *parseError) error {
-		le := &LineError{Line: d.line, Offset: d.lineOff + int64(e.pos), Type: typ, Field: e.field, Err: e.err}
-		if errors.Is(e.err, ErrSyntax) && e.pos >= len(line) && d.atEOF() {
-			le.Err = fmt.Errorf("%w: the stream ends inside the line (%d bytes)", ErrTruncated, len(line))
-		}
-		return le
+	if err := d.members(); err != nil {
+		return nil, d.lineErr(err)
 	}
-	keep := func(e *parseError) *parseError {
-		if !errors.Is(e.err, ErrFieldType) && !errors.Is(e.err, ErrBadTime) {
-			return e
-		}
-		if fault == nil {
-			fault = e
-		}
-		return nil
+	if p.peek() != 0 {
+		return nil, d.lineErr(p.syntax("the end of the line"))
 	}
+	if err := d.fillPending(); err != nil {
+		return nil, d.lineErr(err)
+	}
+	if err := ls.verdict(); err != nil {
+		return nil, d.lineErr(err)
+	}
+	if ls.k == nil {
+		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: bytes.Clone(line)}, nil
+	}
+	h := ls.dv.Field(0) // the embedded header; its exported fields are settable
+	h.Field(0).SetInt(ls.v)
+	h.Field(1).SetString(ls.k.typ)
+	h.Field(2).Set(reflect.ValueOf(ls.at))
+	return ls.dv.Interface(), nil
+}
+
+// lineErr makes the LineError of a fault of the line; a syntax error at
+// the end of the stream's last line is a truncated line.
+func (d *Decoder) lineErr(e *parseError) error {
+	ls := &d.ls
+	le := &LineError{Line: d.line, Offset: d.lineOff + int64(e.pos), Type: ls.typ, Field: e.field, Err: e.err}
+	if errors.Is(e.err, ErrSyntax) && e.pos >= len(ls.line) && d.atEOF() {
+		le.Err = fmt.Errorf("%w: the stream ends inside the line (%d bytes)", ErrTruncated, len(ls.line))
+	}
+	return le
+}
+
+// keep keeps a field fault (a wrong type, a bad time) for the verdict, so
+// that the rest of the line is still read, and returns any other error.
+func (ls *lineState) keep(e *parseError) *parseError {
+	if e == nil || !errors.Is(e.err, ErrFieldType) && !errors.Is(e.err, ErrBadTime) {
+		return e
+	}
+	if ls.fault == nil {
+		ls.fault = e
+	}
+	return nil
+}
+
+// members reads the line's object, member by member.
+func (d *Decoder) members() *parseError {
+	p := &d.p
 	if err := p.expect('{', "'{'"); err != nil {
-		return nil, lineErr(err)
+		return err
 	}
 	if p.peek() == '}' {
 		p.pos++
-	} else {
-		for {
-			if p.peek() != '"' {
-				return nil, lineErr(p.syntax("a string key"))
-			}
-			keyPos := p.pos
-			key, err := p.stringBytes()
-			if err != nil {
-				return nil, lineErr(err)
-			}
-			if err := p.expect(':', "':'"); err != nil {
-				return nil, lineErr(err)
-			}
-			valPos := p.pos
-			switch string(key) {
-			case "v":
-				err = d.header(&v, nil, nil)
-				hasV = hasV || err == nil
-			case "type":
-				if hasType {
-					err = &parseError{pos: valPos, field: "type", err: fmt.Errorf("%w: type given twice", ErrFieldType)}
-					err = cmp.Or(p.skip(1), err)
-					break
-				}
-				hasType = true
-				err = d.header(nil, &typ, nil)
-				if err == nil {
-					if k = kindByType[typ]; k != nil {
-						dv = d.dto(k)
-					}
-				}
-			case "at":
-				err = d.header(nil, nil, &at)
-				hasAt = hasAt || err == nil
-			default:
-				switch {
-				case k != nil:
-					err = d.field(k.codec, string(key), dv)
-				case !hasType:
-					pf := pendingField{key: keyPos, val: valPos}
-					if p.peek() == '"' {
-						pf.str, err = p.str()
-						pf.isStr = err == nil
-					} else {
-						err = p.skip(1)
-					}
-					d.pending = append(d.pending, pf)
-				default:
-					err = p.skip(1)
-				}
-			}
-			if err != nil {
-				if err = keep(err); err != nil {
-					return nil, lineErr(err)
-				}
-			}
-			switch p.peek() {
-			case ',':
-				p.pos++
-				continue
-			case '}':
-				p.pos++
-			default:
-				return nil, lineErr(p.syntax("',' or '}'"))
-			}
-			break
+		return nil
+	}
+	for {
+		if p.peek() != '"' {
+			return p.syntax("a string key")
+		}
+		keyPos := p.pos
+		key, err := p.stringBytes()
+		if err != nil {
+			return err
+		}
+		if err := p.expect(':', "':'"); err != nil {
+			return err
+		}
+		if err := d.ls.keep(d.member(key, keyPos)); err != nil {
+			return err
+		}
+		switch p.peek() {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.syntax("',' or '}'")
 		}
 	}
-	if p.peek() != 0 {
-		return nil, lineErr(p.syntax("the end of the line"))
-	}
-	if k != nil {
-		end := p.pos
-		c := k.codec
-		for _, pf := range d.pending {
-			p.pos = pf.key
-			key, _ := p.stringBytes() // checked above
-			if i, ok := c.byName[string(key)]; ok && pf.isStr && c.fields[i].kind == kindString {
-				p.present[c.id] |= 1 << i
-				fieldOf(dv, c.fields[i].index).SetString(pf.str)
-				continue
-			}
-			p.pos = pf.val
-			if err := d.field(c, string(key), dv); err != nil {
-				if err = keep(err); err != nil {
-					return nil, lineErr(err)
-				}
+}
+
+// member reads the value of one member: a header field, a field of the
+// DTO once the type is known, kept for later before it, skipped for an
+// unknown type.
+func (d *Decoder) member(key []byte, keyPos int) *parseError {
+	p, ls := &d.p, &d.ls
+	valPos := p.pos
+	switch string(key) {
+	case "v":
+		err := d.header(&ls.v, nil, nil)
+		ls.hasV = ls.hasV || err == nil
+		return err
+	case "type":
+		if ls.hasType {
+			err := &parseError{pos: valPos, field: "type", err: fmt.Errorf("%w: type given twice", ErrFieldType)}
+			return cmp.Or(p.skip(1), err)
+		}
+		ls.hasType = true
+		err := d.header(nil, &ls.typ, nil)
+		if err == nil {
+			if ls.k = kindByType[ls.typ]; ls.k != nil {
+				ls.dv = d.dto(ls.k)
 			}
 		}
-		clear(d.pending) // let go of the strings
-		p.pos = end
+		return err
+	case "at":
+		err := d.header(nil, nil, &ls.at)
+		ls.hasAt = ls.hasAt || err == nil
+		return err
 	}
 	switch {
-	case hasV && v != SchemaVersion:
-		return nil, lineErr(&parseError{field: "v",
-			err: fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, v, SchemaVersion)})
-	case fault != nil && (fault.field == "type" || fault.field == "v"):
-		return nil, lineErr(fault)
-	case !hasType:
-		return nil, lineErr(&parseError{field: "type", err: fmt.Errorf("%w: every line has a type", ErrMissingField)})
-	case !hasV:
-		return nil, lineErr(&parseError{field: "v", err: fmt.Errorf("%w: every line has a v", ErrMissingField)})
-	case fault != nil:
-		return nil, lineErr(fault)
-	case !hasAt:
-		return nil, lineErr(&parseError{field: "at", err: fmt.Errorf("%w: every line has an at", ErrMissingField)})
+	case ls.k != nil:
+		return d.field(ls.k.codec, string(key), ls.dv)
+	case !ls.hasType: // before the type: decoded once it is known
+		pf := pendingField{key: keyPos, val: valPos}
+		var err *parseError
+		if p.peek() == '"' {
+			pf.str, err = p.str()
+			pf.isStr = err == nil
+		} else {
+			err = p.skip(1)
+		}
+		d.pending = append(d.pending, pf)
+		return err
 	}
-	if k == nil {
-		return UnknownDTO{V: int(v), Type: typ, At: at, Raw: bytes.Clone(line)}, nil
+	return p.skip(1)
+}
+
+// fillPending decodes the members that came before the type into the DTO
+// (strings decoded in the first pass are set as they are).
+func (d *Decoder) fillPending() *parseError {
+	p, ls := &d.p, &d.ls
+	if ls.k == nil {
+		return nil
 	}
-	h := dv.Field(0) // the embedded header; its exported fields are settable
-	h.Field(0).SetInt(v)
-	h.Field(1).SetString(k.typ)
-	h.Field(2).Set(reflect.ValueOf(at))
-	return dv.Interface(), nil
+	end := p.pos
+	c := ls.k.codec
+	for _, pf := range d.pending {
+		p.pos = pf.key
+		key, _ := p.stringBytes() // checked in the first pass
+		if i, ok := c.byName[string(key)]; ok && pf.isStr && c.fields[i].kind == kindString {
+			p.present[c.id] |= 1 << i
+			fieldOf(ls.dv, c.fields[i].index).SetString(pf.str)
+			continue
+		}
+		p.pos = pf.val
+		if err := ls.keep(d.field(c, string(key), ls.dv)); err != nil {
+			return err
+		}
+	}
+	clear(d.pending) // let go of the strings
+	p.pos = end
+	return nil
+}
+
+// verdict is the line's error, if any, in the order of what matters most:
+// another version, a broken v or type, a missing type or v, a field fault,
+// a missing at.
+func (ls *lineState) verdict() *parseError {
+	switch {
+	case ls.hasV && ls.v != SchemaVersion:
+		return &parseError{field: "v", err: fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, ls.v, SchemaVersion)}
+	case ls.fault != nil && (ls.fault.field == "type" || ls.fault.field == "v"):
+		return ls.fault
+	case !ls.hasType:
+		return &parseError{field: "type", err: fmt.Errorf("%w: every line has a type", ErrMissingField)}
+	case !ls.hasV:
+		return &parseError{field: "v", err: fmt.Errorf("%w: every line has a v", ErrMissingField)}
+	case ls.fault != nil:
+		return ls.fault
+	case !ls.hasAt:
+		return &parseError{field: "at", err: fmt.Errorf("%w: every line has an at", ErrMissingField)}
+	}
+	return nil
 }
 
 // dto returns the zeroed scratch DTO of kind k.
