@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
@@ -418,45 +417,14 @@ func TestSchemaRejectsInvalidLines(t *testing.T) {
 	}
 }
 
-// ---- the schema and the Go types stay in sync ----
+// ---- the schema says what README says ----
 
-// jsonShape is a field as reflection over the DTO types sees it,
-// independently of the codec.
+// jsonShape is a field of an object schema: its name, JSON type and whether
+// it is required.
 type jsonShape struct {
 	Name     string
 	Type     string
 	Required bool
-}
-
-func shapesOf(t reflect.Type, strict bool) map[string]jsonShape {
-	out := map[string]jsonShape{}
-	for _, f := range reflect.VisibleFields(t) {
-		tag, ok := f.Tag.Lookup("json")
-		if !ok || f.Anonymous {
-			continue
-		}
-		name, opts, _ := strings.Cut(tag, ",")
-		typ := ""
-		switch {
-		case f.Type == reflect.TypeFor[time.Time]():
-			typ = "string"
-		case f.Type.Kind() == reflect.String:
-			typ = "string"
-		case f.Type.Kind() == reflect.Int, f.Type.Kind() == reflect.Int64:
-			typ = "integer"
-		case f.Type.Kind() == reflect.Bool:
-			typ = "boolean"
-		case f.Type.Kind() == reflect.Struct, f.Type.Kind() == reflect.Map:
-			typ = "object"
-		case f.Type.Kind() == reflect.Slice:
-			typ = "array"
-		default:
-			typ = f.Type.String()
-		}
-		required := f.Tag.Get("stream") == "id" || (strict && !strings.Contains(opts, "omitempty"))
-		out[name] = jsonShape{name, typ, required}
-	}
-	return out
 }
 
 // schemaShapes reads the fields of an object schema: its properties, their
@@ -492,38 +460,104 @@ func readSchema(t *testing.T, name string, strict bool) map[string]any {
 	return m
 }
 
-func TestSchemaMatchesTheGoTypes(t *testing.T) {
+// identity are the fields a v1 line cannot be read without, by type, as
+// DESIGN.md's compatibility rule names them (beside v, type and at): the
+// compatible schemas require these and no more.
+var identity = map[string][]string{
+	TypeToolCalled:   {"call_id"},
+	TypeToolStarted:  {"call_id", "op_id"},
+	TypeToolFinished: {"call_id"},
+	TypeTurnStarted:  {"turn"},
+	TypeRunFinished:  {"summary"},
+	"summary":        {"status"},
+}
+
+// jsonTypes reads the JSON type of every field of every line of a stream,
+// by type and field path ("summary.stats.turns"): what the wire carries.
+func jsonTypes(t *testing.T, path string) map[string]map[string]string {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := map[string]map[string]string{}
+	var walk func(typ, prefix string, m map[string]any)
+	walk = func(typ, prefix string, m map[string]any) {
+		for k, v := range m {
+			jt := "object"
+			switch v := v.(type) {
+			case string:
+				jt = "string"
+			case float64:
+				jt = "integer"
+			case bool:
+				jt = "boolean"
+			case []any:
+				jt = "array"
+			case map[string]any:
+				if k != "tools_by_name" && k != "stop_reasons" {
+					walk(typ, prefix+k+".", v)
+				}
+			}
+			out[typ][prefix+k] = jt
+		}
+	}
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(l, &m))
+		typ := m["type"].(string)
+		if out[typ] == nil {
+			out[typ] = map[string]string{}
+		}
+		walk(typ, "", m)
+	}
+	return out
+}
+
+// The schemas say what README's wire table says: for every type, the
+// fields (v, type, at and the table's, the summary's and stats' lists for
+// the nested objects), which are required (strict: every field not marked
+// ?; compatible: the identity fields of DESIGN.md's rule), and their JSON
+// types as every-event.jsonl carries them.
+func TestSchemaMatchesTheREADME(t *testing.T) {
+	lines, summary, stats := readmeWire(t)
+	wire := jsonTypes(t, "testdata/every-event.jsonl")
 	for _, strict := range []bool{false, true} {
-		check := func(t *testing.T, what string, goType reflect.Type, s map[string]any) {
-			if d := cmpDiff(shapesOf(goType, strict), schemaShapes(t, s)); d != "" {
-				t.Errorf("strict %v: %s: the schema and %s differ (-Go +schema):\n%s\nrun go test -update after changing a DTO", strict, what, goType, d)
+		// check compares the schema s of an object with the README's fields
+		// of it; id are the fields the compatible form requires.
+		check := func(what, typ, prefix string, fields []wireField, id []string, s map[string]any) {
+			t.Helper()
+			want := map[string]jsonShape{}
+			for _, f := range fields {
+				req := strict && !f.optional || !strict && slices.Contains(id, f.name)
+				want[f.name] = jsonShape{f.name, wire[typ][prefix+f.name], req}
+			}
+			if d := cmpDiff(want, schemaShapes(t, s)); d != "" {
+				t.Errorf("strict %v: %s: the schema and README differ (-README +schema):\n%s", strict, what, d)
 			}
 		}
-		nested := map[string]reflect.Type{"summary": reflect.TypeFor[SummaryDTO](), "stats": reflect.TypeFor[StatsDTO](), "tokens": reflect.TypeFor[TokensDTO]()}
-		for _, k := range kinds {
-			s := readSchema(t, k.typ, strict)
-			check(t, k.typ, k.dto, s)
+		header := []wireField{{name: "v"}, {name: "type"}, {name: "at"}} // every line has them
+		for typ, fields := range lines {
+			s := readSchema(t, typ, strict)
+			check(typ, typ, "", append(slices.Clone(header), fields...), append([]string{"v", "type", "at"}, identity[typ]...), s)
 			defs, _ := s["$defs"].(map[string]any)
 			for name, d := range defs {
-				check(t, k.typ+" $defs/"+name, nested[name], d.(map[string]any))
+				var sub []wireField
+				prefix := ""
+				switch name {
+				case "summary":
+					sub, prefix = summary, "summary."
+				case "stats":
+					sub, prefix = stats, "summary.stats."
+				case "tokens":
+					if typ == TypeModelResponded {
+						sub, prefix = fields[slices.IndexFunc(fields, func(f wireField) bool { return f.name == "usage" })].sub, "usage."
+					} else {
+						sub, prefix = stats[slices.IndexFunc(stats, func(f wireField) bool { return f.name == "tokens" })].sub, "summary.stats.tokens."
+					}
+				}
+				require.NotNil(t, sub, "%s $defs/%s is in README", typ, name)
+				check(typ+" $defs/"+name, typ, prefix, sub, identity[name], d.(map[string]any))
 			}
 		}
 		line := readSchema(t, "line", strict)
-		for name, d := range line["$defs"].(map[string]any) {
-			if name == "unknown" {
-				continue
-			}
-			goType, ok := nested[name]
-			if !ok {
-				goType = kindByType[name].dto
-			}
-			check(t, "line $defs/"+name, goType, d.(map[string]any))
-		}
-		assert.Len(t, line["oneOf"], len(kinds)+1, "the line schema has a branch per type and one for unknown types")
-		sum := readSchema(t, "summary", strict)
-		check(t, "summary", reflect.TypeFor[SummaryDTO](), sum)
-		for name, d := range sum["$defs"].(map[string]any) {
-			check(t, "summary $defs/"+name, nested[name], d.(map[string]any))
-		}
+		assert.Len(t, line["oneOf"], len(lines)+1, "the line schema has a branch per README type and one for unknown types")
 	}
 }
