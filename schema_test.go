@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/schema"
 )
 
 // ---- generating schema/ (go test -update) ----
@@ -213,7 +214,7 @@ func lineSchema(strict bool) obj {
 		{"type", "object"},
 		{"required", []string{"v", "type", "at"}},
 		{"properties", obj{{"v", obj{{"type", "integer"}, {"const", SchemaVersion}}},
-			{"type", obj{{"type", "string"}, {"not", obj{{"enum", EventTypes()}}}}}, {"at", utcTime()}}},
+			{"type", obj{{"type", "string"}, {"not", obj{{"enum", eventTypes()}}}}}, {"at", utcTime()}}},
 		{"additionalProperties", true},
 	}})
 	branches = append(branches, obj{{"$ref", "#/$defs/unknown"}})
@@ -244,7 +245,7 @@ func TestSchemaFiles(t *testing.T) {
 		if strict {
 			dir = filepath.Join(dir, "strict")
 		}
-		for _, name := range SchemaNames() {
+		for _, name := range schema.Names() {
 			var o obj
 			switch name {
 			case "line":
@@ -260,20 +261,18 @@ func TestSchemaFiles(t *testing.T) {
 			assert.Equal(t, marshalSchema(t, o), got, "what Schema returns is the file")
 		}
 	}
-	_, err := Schema("nope")
-	assert.ErrorContains(t, err, `stream: no schema "nope"`)
-	_, err = Schema("nope", WithStrict())
-	assert.ErrorContains(t, err, `stream: no schema "nope"`)
+	_, err := schema.Compatible("nope")
+	assert.ErrorContains(t, err, `schema: no schema "nope"`)
+	_, err = schema.Strict("nope")
+	assert.ErrorContains(t, err, `schema: no schema "nope"`)
 }
 
 // strictSchema returns Schema, strict or not.
 func strictSchema(strict bool) func(string) ([]byte, error) {
-	return func(name string) ([]byte, error) {
-		if strict {
-			return Schema(name, WithStrict())
-		}
-		return Schema(name)
+	if strict {
+		return schema.Strict
 	}
+	return schema.Compatible
 }
 
 // ---- validating with a real validator ----
@@ -285,7 +284,7 @@ func compileSchemas(t *testing.T, strict bool) map[string]*jsonschema.Schema {
 	c.AssertFormat()
 	out := map[string]*jsonschema.Schema{}
 	get := strictSchema(strict)
-	for _, name := range SchemaNames() {
+	for _, name := range schema.Names() {
 		b, err := get(name)
 		require.NoError(t, err)
 		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))

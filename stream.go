@@ -256,16 +256,6 @@ func init() {
 	}
 }
 
-// EventTypes returns the wire names of the event types this package knows,
-// in the order of the contract's table. The slice is the caller's.
-func EventTypes() []string {
-	out := make([]string, len(kinds))
-	for i, k := range kinds {
-		out[i] = k.typ
-	}
-	return out
-}
-
 // kindOf returns the table row of a domain event, accepting a struct or a
 // non-nil pointer to one.
 func kindOf(e Event) (*kind, Event) {

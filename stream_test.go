@@ -22,7 +22,7 @@ func TestGoldenFixtures(t *testing.T) {
 func TestEventTableIsComplete(t *testing.T) {
 	assert.Equal(t, []string{"run_started", "preflight_warning", "user_message", "developer_message", "control_input",
 		"turn_started", "model_responded", "tool_called", "tool_started", "tool_finished", "assistant_message",
-		"reasoning", "runner_error", "run_finished"}, EventTypes())
+		"reasoning", "runner_error", "run_finished"}, eventTypes())
 	for _, k := range kinds {
 		assert.Equal(t, []string{"v", "type", "at"}, []string{k.codec.fields[0].name, k.codec.fields[1].name, k.codec.fields[2].name}, k.typ)
 	}
@@ -193,4 +193,13 @@ func TestRootPackageLinksNoServer(t *testing.T) {
 	for _, pkg := range []string{"net/http", "crypto/tls", "net"} {
 		assert.NotContains(t, deps, pkg)
 	}
+}
+
+// eventTypes are the wire names of the event table's rows, in its order.
+func eventTypes() []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k.typ
+	}
+	return out
 }

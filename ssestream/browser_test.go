@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,7 +16,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/testenv"
 )
@@ -55,7 +55,7 @@ func TestEventSourceInChromium(t *testing.T) {
 	srv := httptest.NewServer(NewHandler(recorded(t, []byte(strings.Join(matrix, "\n")+"\n"))))
 	defer srv.Close()
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
-	names := append(stream.EventTypes(), "unknown", "line_error", "end", "message")
+	names := append(slices.Clone(contractTypes), "unknown", "line_error", "end", "message")
 	namesJSON, _ := json.Marshal(names)
 	got := browserJS[string](t, ctx, `new Promise((resolve) => {
 		const seen = [];
@@ -81,7 +81,7 @@ func TestEventSourceInChromium(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(ev.Data), &have), "line %d", i+1)
 		assert.True(t, cmp.Equal(want, have), "line %d: the same JSON value", i+1)
 		typ := want.(map[string]any)["type"].(string)
-		if eventNames[typ] {
+		if slices.Contains(contractTypes, typ) {
 			assert.Equal(t, typ, ev.Event)
 		} else {
 			assert.Equal(t, "unknown", ev.Event, "line %d of type %q", i+1, typ)

@@ -30,7 +30,8 @@ import (
 
 // The SSE event names that the server makes itself. No stream line is
 // sent under them: a line is sent under its type only when that is one of
-// the contract's event types ([stream.EventTypes]), else as EventUnknown.
+// the contract's event types (the stream package's Type… names), else as
+// EventUnknown.
 const (
 	EventEnd       = "end"        // after the last line: how the run ended
 	EventLineError = "line_error" // a line that could not be read
@@ -53,22 +54,15 @@ const (
 // Handler that requires one.
 const TokenCookie = "uagent_stream_token"
 
-var eventNames = func() map[string]bool {
-	m := map[string]bool{}
-	for _, t := range stream.EventTypes() {
-		m[t] = true
+// eventName is the SSE event name of a decoded line: its type when the
+// contract names it (the Decoder returns every other type as an
+// UnknownDTO), else EventUnknown, so that a line can neither break the
+// framing nor pass for an event the server makes.
+func eventName(dto any) string {
+	if _, unknown := dto.(stream.UnknownDTO); unknown {
+		return EventUnknown
 	}
-	return m
-}()
-
-// eventName is the SSE event name of a line of type typ: the type when the
-// contract names it, else EventUnknown, so that a line can neither break
-// the framing nor pass for an event the server makes.
-func eventName(typ string) string {
-	if eventNames[typ] {
-		return typ
-	}
-	return EventUnknown
+	return stream.TypeOf(dto)
 }
 
 //go:embed web

@@ -129,7 +129,7 @@ func TestEventsCannotBeForged(t *testing.T) {
 	evs := events(t, srv, "/events")
 	require.Len(t, evs, len(matrix)+1, "one event per line, and the end")
 	names := map[string]bool{}
-	for _, n := range stream.EventTypes() {
+	for _, n := range contractTypes {
 		names[n] = true
 	}
 	for i, l := range matrix {

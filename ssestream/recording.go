@@ -99,7 +99,7 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 		}{num, le.Error()})
 		rec.sum.Add(nil, le, nil)
 	} else {
-		l.event = eventName(stream.TypeOf(dto))
+		l.event = eventName(dto)
 		rec.data = appendData(rec.data, raw)
 		if !rec.sum.Finished() {
 			rec.observe(num, dto)

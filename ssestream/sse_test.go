@@ -114,3 +114,8 @@ func eachLineStart(r io.Reader, f func(prefix []byte)) {
 func lines(b []byte) [][]byte {
 	return bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
 }
+
+// contractTypes are the 14 event types the contract names.
+var contractTypes = []string{"run_started", "preflight_warning", "user_message", "developer_message", "control_input",
+	"turn_started", "model_responded", "tool_called", "tool_started", "tool_finished", "assistant_message",
+	"reasoning", "runner_error", "run_finished"}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/schema"
 )
 
 // cmdSchema prints the line schema, or the schema of one event type (or of
@@ -16,15 +16,15 @@ func cmdSchema(e env, args []string) error {
 		return err
 	}
 	if fs.NArg() > 1 {
-		return fs.usageError("want at most one TYPE, one of: " + strings.Join(stream.SchemaNames(), ", "))
+		return fs.usageError("want at most one TYPE, one of: " + strings.Join(schema.Names(), ", "))
 	}
-	var opts []stream.Option
+	get := schema.Compatible
 	if *strict {
-		opts = append(opts, stream.WithStrict())
+		get = schema.Strict
 	}
-	b, err := stream.Schema(fs.Arg(0), opts...)
+	b, err := get(fs.Arg(0))
 	if err != nil {
-		return fs.usageError(fmt.Sprintf("no schema %q; TYPE is one of: %s", fs.Arg(0), strings.Join(stream.SchemaNames(), ", ")))
+		return fs.usageError(fmt.Sprintf("no schema %q; TYPE is one of: %s", fs.Arg(0), strings.Join(schema.Names(), ", ")))
 	}
 	_, err = e.stdout.Write(b)
 	return err
