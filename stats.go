@@ -175,6 +175,8 @@ type ToolInterval struct {
 	// turn_started before it (0 before any).
 	CallID, OpID, Name, Label, OpType, OutPath, ErrPath string
 	Turn                                                int
+	// CallIndex is the index of its call in [StatsCollector.Calls].
+	CallIndex int
 	// The closing tool_finished's ok, detail and duration.
 	OK       bool
 	Detail   string
@@ -321,7 +323,8 @@ func (c *StatsCollector) Add(event Event) Change {
 			call.Ops = append(call.Ops, len(c.tools))
 			ch.Tool, ch.ToolIndex = Opened, len(c.tools)
 			c.tools = append(c.tools, ToolInterval{Start: e.At, Open: true, CallID: e.CallID, OpID: e.OpID,
-				Name: e.Name, Label: e.Label, OpType: e.OpType, OutPath: e.OutPath, ErrPath: e.ErrPath, Turn: c.turn.Turn})
+				Name: e.Name, Label: e.Label, OpType: e.OpType, OutPath: e.OutPath, ErrPath: e.ErrPath, Turn: c.turn.Turn,
+				CallIndex: ch.CallIndex})
 		}
 	case ToolFinished:
 		c.observe(e.At)

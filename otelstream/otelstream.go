@@ -266,12 +266,8 @@ func (x *Exporter) toolSpan(iv stream.ToolInterval, cutOff string) {
 	if iv.OpType != "" {
 		attrs = append(attrs, ToolOpTypeKey.String(iv.OpType))
 	}
-	f := x.fold.Fold()
-	for i := range f.Calls() {
-		if c := f.Call(i); c.CallID == iv.CallID && x.content && c.Arguments != "" {
-			attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.Arguments))
-			break
-		}
+	if c := x.fold.Fold().Call(iv.CallIndex); x.content && c.Arguments != "" {
+		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.Arguments))
 	}
 	_, s := x.start(x.rootCtx, "op/"+iv.OpID, "execute_tool "+iv.Name, iv.Start, trace.SpanKindInternal, attrs...)
 	switch {

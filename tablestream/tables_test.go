@@ -1,0 +1,139 @@
+package tablestream
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/runs"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The rows add up to the run's stats, from the same fold: summing the
+// turns' tokens gives the run's tokens, counting distinct call_ids by name
+// gives tools_by_name, every call appears, failed calls are the calls with
+// call_failed; the turn rows with a start are the fold's intervals. On the
+// bundled and conformance streams, the edge cases and 3,000 random runs.
+func TestRowsAddUpToTheStats(t *testing.T) {
+	cases, err := runs.Cases("..", 3000)
+	require.NoError(t, err)
+	for name, b := range cases {
+		sum, err := stream.Summarize(bytes.NewReader(b))
+		require.NoError(t, err)
+		st := sum.Summary.Stats
+		tb, err := Read(bytes.NewReader(b))
+		require.NoError(t, err)
+
+		var tok Tokens
+		for _, r := range tb.Turns {
+			tok.TokensInput += r.TokensInput
+			tok.TokensCachedInput += r.TokensCachedInput
+			tok.TokensCacheWriteInput += r.TokensCacheWriteInput
+			tok.TokensOutput += r.TokensOutput
+			tok.TokensReasoning += r.TokensReasoning
+		}
+		want := Tokens{st.Tokens.Input, st.Tokens.CachedInput, st.Tokens.CacheWriteInput, st.Tokens.Output, st.Tokens.Reasoning}
+		require.Equal(t, want, tok, "%s: the turns' tokens are the run's", name)
+		require.Equal(t, want, tb.Run.Tokens, name)
+
+		byName := map[string]map[string]bool{}
+		failed := map[string]bool{}
+		for _, r := range tb.ToolCalls {
+			if byName[r.Name] == nil {
+				byName[r.Name] = map[string]bool{}
+			}
+			byName[r.Name][r.CallID] = true
+			if r.CallFailed {
+				failed[r.CallID] = true
+			}
+		}
+		counted := map[string]int{}
+		calls := map[string]bool{}
+		for n, ids := range byName {
+			counted[n] = len(ids)
+			for id := range ids {
+				calls[id] = true
+			}
+		}
+		require.Equal(t, st.ToolsByName, counted, "%s: distinct call_ids by name are tools_by_name", name)
+		require.Len(t, calls, st.ToolCalls, "%s: every call appears", name)
+		require.Len(t, failed, st.FailedToolCalls, "%s: failed calls", name)
+		require.Equal(t, st.ToolCalls, int(tb.Run.ToolCalls))
+
+		var wantTurns, gotTurns []string
+		var wantTools, gotTools []string
+		for _, iv := range runs.Fold(b) {
+			if iv.Kind == "turn" {
+				wantTurns = append(wantTurns, iv.String())
+			} else {
+				wantTools = append(wantTools, iv.String())
+			}
+		}
+		for _, r := range tb.Turns {
+			if r.StartedAt != nil {
+				gotTurns = append(gotTurns, runs.Interval{Kind: "turn", Start: *r.StartedAt, End: r.EndedAt}.String())
+			}
+		}
+		for _, r := range tb.ToolCalls[:len(wantTools)] {
+			gotTools = append(gotTools, runs.Interval{Kind: "tool", Start: r.StartedAt, End: *r.EndedAt}.String())
+		}
+		slices.Sort(wantTurns)
+		slices.Sort(gotTurns)
+		require.Equal(t, wantTurns, gotTurns, "%s: the turn rows are the fold's turns", name)
+		require.Equal(t, wantTools, gotTools, "%s: the first tool rows are the fold's operations, in order", name)
+	}
+}
+
+// Without content, no text a person or a model wrote is in a row; with
+// it, the messages, tool arguments and the answer are.
+func TestContentOnlyWhenAsked(t *testing.T) {
+	b := runs.Write(append(runs.Edges()["replaced turn"][:1],
+		stream.UserMessage{At: runs.T0, ID: "u", Text: "secret prompt"},
+		stream.ToolCalled{At: runs.T0, CallID: "c", Name: "Bash", Label: "ls", Arguments: `{"secret":"args"}`},
+		stream.AssistantMessage{At: runs.T0, Text: "secret answer", Final: true},
+		stream.RunFinished{At: runs.T0, Result: stream.Result{Status: stream.StatusOK, Answer: "secret answer"}}))
+	tb, err := Read(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Empty(t, tb.Messages)
+	assert.Nil(t, tb.Run.Answer)
+	require.Len(t, tb.ToolCalls, 1)
+	assert.Nil(t, tb.ToolCalls[0].Arguments)
+	assert.Nil(t, tb.ToolCalls[0].OK, "never finished")
+	tb, err = Read(bytes.NewReader(b), WithContent(), WithFile("f.jsonl"))
+	require.NoError(t, err)
+	require.Len(t, tb.Messages, 2)
+	assert.Equal(t, "secret prompt", tb.Messages[0].Text)
+	assert.Equal(t, "assistant", tb.Messages[1].Role)
+	assert.Equal(t, "secret answer", *tb.Run.Answer)
+	assert.Equal(t, `{"secret":"args"}`, *tb.ToolCalls[0].Arguments)
+	assert.Equal(t, "f.jsonl", tb.Run.File)
+}
+
+// A file that is not a stream, a cut-off run and unreadable lines are rows
+// that say what they are.
+func TestBadInputIsARow(t *testing.T) {
+	tb, err := Read(strings.NewReader("not a stream\nat all\n"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), tb.Run.LineErrors)
+	assert.Equal(t, int64(0), tb.Run.Lines)
+	assert.True(t, tb.Run.CutOff)
+	tb, err = Read(bytes.NewReader(runs.Write(runs.Edges()["cut off"])))
+	require.NoError(t, err)
+	assert.True(t, tb.Run.CutOff)
+	require.Len(t, tb.Turns, 1)
+	assert.True(t, tb.Turns[0].Open)
+	require.Len(t, tb.ToolCalls, 1)
+	assert.Nil(t, tb.ToolCalls[0].OK, "still running")
+	assert.Equal(t, "edge", tb.Turns[0].RunID)
+	boom := errors.New("boom")
+	_, err = Read(iotest.ErrReader(boom))
+	assert.ErrorIs(t, err, boom)
+}
