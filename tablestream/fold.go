@@ -18,6 +18,15 @@ type folder struct {
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
 
+// ts is a time as a column holds it: null for a zero time and for one that
+// int64 nanoseconds since 1970 cannot hold.
+func ts(t time.Time) *time.Time {
+	if t.IsZero() || !time.Unix(0, t.UnixNano()).Equal(t) {
+		return nil
+	}
+	return &t
+}
+
 func tokens(t stream.Tokens) Tokens {
 	return Tokens{TokensInput: t.InputTokens, TokensCachedInput: t.CachedInputTokens,
 		TokensCacheWriteInput: t.CacheWriteInputTokens, TokensOutput: t.OutputTokens, TokensReasoning: t.ReasoningTokens}
@@ -40,7 +49,7 @@ func (f *folder) add(dto any, err error, raw []byte) []any {
 		if ch.Turn == stream.Closed {
 			f.out = append(f.out, f.turnRow(fold.Turn(ch.TurnIndex)))
 		} else { // a response that closed no turn: its tokens still count
-			f.out = append(f.out, TurnRow{RunID: f.runID, Turn: int64(d.Turn), TurnID: d.TurnID, EndedAt: d.At,
+			f.out = append(f.out, TurnRow{RunID: f.runID, Turn: int64(d.Turn), TurnID: d.TurnID, EndedAt: ts(d.At),
 				Tokens: tokens(usage(d.Usage)), Stop: d.Stop, Failure: d.Failure})
 		}
 	case stream.PreflightWarningDTO:
@@ -66,18 +75,18 @@ func usage(u stream.TokensDTO) stream.Tokens {
 
 func (f *folder) notice(at time.Time, typ, code, message string, dto any) {
 	i, n, _ := f.notices.Add(dto)
-	f.out = append(f.out, NoticeRow{RunID: f.runID, At: at, Type: typ, Code: code, Message: message, Index: int64(i), Count: int64(n)})
+	f.out = append(f.out, NoticeRow{RunID: f.runID, At: ts(at), Type: typ, Code: code, Message: message, Index: int64(i), Count: int64(n)})
 }
 
 func (f *folder) message(at time.Time, role string, turn int, final bool, text string) {
 	if f.content {
-		f.out = append(f.out, MessageRow{RunID: f.runID, At: at, Role: role, Turn: int64(turn), Final: final, Text: text})
+		f.out = append(f.out, MessageRow{RunID: f.runID, At: ts(at), Role: role, Turn: int64(turn), Final: final, Text: text})
 	}
 }
 
 func (f *folder) turnRow(iv stream.TurnInterval) TurnRow {
-	start, d := iv.Start, ms(iv.End.Sub(iv.Start))
-	return TurnRow{RunID: f.runID, Turn: int64(iv.Turn), TurnID: iv.TurnID, StartedAt: &start, EndedAt: iv.End,
+	d := ms(iv.End.Sub(iv.Start))
+	return TurnRow{RunID: f.runID, Turn: int64(iv.Turn), TurnID: iv.TurnID, StartedAt: ts(iv.Start), EndedAt: ts(iv.End),
 		DurationMS: &d, Open: iv.Open, Tokens: tokens(iv.Usage), Stop: iv.Stop, Failure: iv.Failure}
 }
 
@@ -85,9 +94,9 @@ func (f *folder) turnRow(iv stream.TurnInterval) TurnRow {
 // stats run it, with ok null.
 func (f *folder) opRow(iv stream.ToolInterval) ToolCallRow {
 	call := f.s.Fold().Call(iv.CallIndex)
-	end, d := iv.End, ms(iv.End.Sub(iv.Start))
+	d := ms(iv.End.Sub(iv.Start))
 	row := ToolCallRow{RunID: f.runID, CallID: iv.CallID, OpID: iv.OpID, Name: call.Name, Label: iv.Label, OpType: iv.OpType,
-		StartedAt: iv.Start, EndedAt: &end, DurationMS: &d, Detail: iv.Detail, CallFailed: call.Failed, Turn: int64(iv.Turn)}
+		StartedAt: ts(iv.Start), EndedAt: ts(iv.End), DurationMS: &d, Detail: iv.Detail, CallFailed: call.Failed, Turn: int64(iv.Turn)}
 	if !iv.Open {
 		ok := iv.OK
 		row.OK = &ok
@@ -100,11 +109,11 @@ func (f *folder) opRow(iv stream.ToolInterval) ToolCallRow {
 
 // callRow is the row of a call without an operation.
 func (f *folder) callRow(c stream.ToolCall) ToolCallRow {
-	row := ToolCallRow{RunID: f.runID, CallID: c.CallID, Name: c.Name, Label: c.Label, StartedAt: c.At, Detail: c.Detail,
+	row := ToolCallRow{RunID: f.runID, CallID: c.CallID, Name: c.Name, Label: c.Label, StartedAt: ts(c.At), Detail: c.Detail,
 		CallFailed: c.Failed, Turn: int64(c.Turn)}
 	if c.Finished {
-		end, d, ok := c.FinishedAt, ms(c.FinishedAt.Sub(c.At)), c.OK
-		row.EndedAt, row.DurationMS, row.OK = &end, &d, &ok
+		d, ok := ms(c.FinishedAt.Sub(c.At)), c.OK
+		row.EndedAt, row.DurationMS, row.OK = ts(c.FinishedAt), &d, &ok
 	}
 	if f.content {
 		row.Arguments = &c.Arguments
@@ -139,7 +148,7 @@ func (f *folder) runRow() RunRow {
 	s := r.Summary
 	st := s.Stats
 	row := RunRow{RunID: s.RunID, SessionID: s.SessionID, Provider: s.Provider, Model: s.Model, Effort: s.Effort, Workspace: s.Workspace,
-		Status: s.Status, RunnerExitCode: int64(s.RunnerExitCode), StartedAt: s.StartedAt, WallMS: s.WallMS,
+		Status: s.Status, RunnerExitCode: int64(s.RunnerExitCode), StartedAt: ts(s.StartedAt), WallMS: s.WallMS,
 		EventSpanMS: st.EventSpanMS, ModelMS: st.ModelMS, ToolBusyMS: st.ToolBusyMS, ToolModelOverlapMS: st.ToolModelOverlapMS,
 		Turns: int64(st.Turns), UserMessages: int64(st.UserMessages), ModelResponses: int64(st.ModelResponses),
 		ToolCalls: int64(st.ToolCalls), FailedToolCalls: int64(st.FailedToolCalls), MaxParallelTools: int64(st.MaxParallelTools),

@@ -13,7 +13,10 @@
 // The struct tags name the columns (the contract's names, flattened with
 // _, times as …_at and durations as …_ms) for encoding/json and for
 // Parquet writers; this package itself imports only the standard library
-// and the stream package.
+// and the stream package. A time is null where the stream has none (a zero
+// at, a run without run_started) or one that a timestamp of int64
+// nanoseconds cannot hold (before 1678 or after 2262); durations are
+// computed from the stream's own times, as the stats compute them.
 package tablestream
 
 import (
@@ -37,7 +40,7 @@ type RunRow struct {
 	Workspace          string           `json:"workspace" parquet:"workspace,dict"`
 	Status             string           `json:"status" parquet:"status,dict"`
 	RunnerExitCode     int64            `json:"runner_exit_code" parquet:"runner_exit_code"`
-	StartedAt          time.Time        `json:"started_at" parquet:"started_at,timestamp(microsecond:utc)"`
+	StartedAt          *time.Time       `json:"started_at" parquet:"started_at,optional,timestamp(microsecond:utc)"`
 	WallMS             int64            `json:"wall_ms" parquet:"wall_ms"`
 	EventSpanMS        int64            `json:"event_span_ms" parquet:"event_span_ms"`
 	ModelMS            int64            `json:"model_ms" parquet:"model_ms"`
@@ -88,7 +91,7 @@ type TurnRow struct {
 	Turn      int64      `json:"turn" parquet:"turn"`
 	TurnID    string     `json:"turn_id" parquet:"turn_id"`
 	StartedAt *time.Time `json:"started_at" parquet:"started_at,optional,timestamp(microsecond:utc)"`
-	EndedAt   time.Time  `json:"ended_at" parquet:"ended_at,timestamp(microsecond:utc)"`
+	EndedAt   *time.Time `json:"ended_at" parquet:"ended_at,optional,timestamp(microsecond:utc)"`
 	// DurationMS is EndedAt − StartedAt, as the stats count it (it may be
 	// negative); null without a start.
 	DurationMS *int64 `json:"duration_ms" parquet:"duration_ms,optional"`
@@ -112,7 +115,7 @@ type ToolCallRow struct {
 	Name       string     `json:"name" parquet:"name,dict"`
 	Label      string     `json:"label" parquet:"label"`
 	OpType     string     `json:"op_type" parquet:"op_type,dict"`
-	StartedAt  time.Time  `json:"started_at" parquet:"started_at,timestamp(microsecond:utc)"`
+	StartedAt  *time.Time `json:"started_at" parquet:"started_at,optional,timestamp(microsecond:utc)"`
 	EndedAt    *time.Time `json:"ended_at" parquet:"ended_at,optional,timestamp(microsecond:utc)"`
 	DurationMS *int64     `json:"duration_ms" parquet:"duration_ms,optional"`
 	// OK is the closing tool_finished's ok, null while unfinished.
@@ -131,7 +134,7 @@ type ToolCallRow struct {
 // had come, this line included.
 type NoticeRow struct {
 	RunID   string    `json:"run_id" parquet:"run_id,dict"`
-	At      time.Time `json:"at" parquet:"at,timestamp(microsecond:utc)"`
+	At      *time.Time `json:"at" parquet:"at,optional,timestamp(microsecond:utc)"`
 	Type    string    `json:"type" parquet:"type,dict"`
 	Code    string    `json:"code" parquet:"code,dict"`
 	Message string    `json:"message" parquet:"message"`
@@ -143,7 +146,7 @@ type NoticeRow struct {
 // assistant message or a reasoning summary. Only with content.
 type MessageRow struct {
 	RunID string    `json:"run_id" parquet:"run_id,dict"`
-	At    time.Time `json:"at" parquet:"at,timestamp(microsecond:utc)"`
+	At    *time.Time `json:"at" parquet:"at,optional,timestamp(microsecond:utc)"`
 	Role  string    `json:"role" parquet:"role,dict"` // user, developer, assistant, reasoning
 	Turn  int64     `json:"turn" parquet:"turn"`
 	Final bool      `json:"final" parquet:"final"`

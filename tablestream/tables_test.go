@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -71,19 +72,20 @@ func TestRowsAddUpToTheStats(t *testing.T) {
 		var wantTurns, gotTurns []string
 		var wantTools, gotTools []string
 		for _, iv := range runs.Fold(b) {
+			s := iv.Kind + " " + col(ts(iv.Start)) + " " + col(ts(iv.End))
 			if iv.Kind == "turn" {
-				wantTurns = append(wantTurns, iv.String())
+				wantTurns = append(wantTurns, s)
 			} else {
-				wantTools = append(wantTools, iv.String())
+				wantTools = append(wantTools, s)
 			}
 		}
 		for _, r := range tb.Turns {
-			if r.StartedAt != nil {
-				gotTurns = append(gotTurns, runs.Interval{Kind: "turn", Start: *r.StartedAt, End: r.EndedAt}.String())
+			if r.DurationMS != nil { // a turn, not a response that closed none
+				gotTurns = append(gotTurns, "turn "+col(r.StartedAt)+" "+col(r.EndedAt))
 			}
 		}
 		for _, r := range tb.ToolCalls[:len(wantTools)] {
-			gotTools = append(gotTools, runs.Interval{Kind: "tool", Start: r.StartedAt, End: *r.EndedAt}.String())
+			gotTools = append(gotTools, "tool "+col(r.StartedAt)+" "+col(r.EndedAt))
 		}
 		slices.Sort(wantTurns)
 		slices.Sort(gotTurns)
@@ -136,4 +138,12 @@ func TestBadInputIsARow(t *testing.T) {
 	boom := errors.New("boom")
 	_, err = Read(iotest.ErrReader(boom))
 	assert.ErrorIs(t, err, boom)
+}
+
+// col shows a nullable time column.
+func col(t *time.Time) string {
+	if t == nil {
+		return "null"
+	}
+	return t.Format(time.RFC3339Nano)
 }

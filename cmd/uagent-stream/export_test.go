@@ -1,0 +1,187 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/runs"
+	"github.com/uagentkit/stream/tablestream"
+)
+
+// readTable reads every part of a table.
+func readTable[T any](t *testing.T, dir, table string) []T {
+	t.Helper()
+	parts, err := filepath.Glob(filepath.Join(dir, table, "*.parquet"))
+	require.NoError(t, err)
+	var out []T
+	for _, p := range parts {
+		rows, err := parquet.ReadFile[T](p)
+		require.NoError(t, err, p)
+		out = append(out, rows...)
+	}
+	return out
+}
+
+// exportCases writes the bundled, conformance, edge and n random runs as
+// files and returns them.
+func exportCases(t *testing.T, n int) []string {
+	cases, err := runs.Cases("../..", n)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	var files []string
+	for name, b := range cases {
+		p := filepath.Join(dir, strings.NewReplacer(" ", "_", ":", "").Replace(name)+".jsonl")
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		files = append(files, p)
+	}
+	slices.Sort(files)
+	return files
+}
+
+// What export writes is what tablestream reads, row for row, through a
+// Parquet reader: every run, none dropped.
+func TestExportWritesTheTables(t *testing.T) {
+	files := exportCases(t, 300)
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", append([]string{"export", "--allow-errors", "--content", "-o", out}, files...)...)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "exported "+itoa(len(files))+" runs to ")
+
+	var want tablestream.Tables
+	for _, f := range files {
+		r, err := os.Open(f)
+		require.NoError(t, err)
+		tb, err := tablestream.Read(r, tablestream.WithContent(), tablestream.WithFile(f))
+		r.Close()
+		require.NoError(t, err)
+		want.Run = tb.Run
+		want.Turns = append(want.Turns, tb.Turns...)
+		want.ToolCalls = append(want.ToolCalls, tb.ToolCalls...)
+		want.Notices = append(want.Notices, tb.Notices...)
+		want.Messages = append(want.Messages, tb.Messages...)
+	}
+	gotRuns := readTable[tablestream.RunRow](t, out, "runs")
+	require.Len(t, gotRuns, len(files), "one row per run")
+	byFile := func(a, b tablestream.RunRow) int { return strings.Compare(a.File, b.File) }
+	slices.SortFunc(gotRuns, byFile)
+	for i, f := range files {
+		r, _ := os.Open(f)
+		tb, err := tablestream.Read(r, tablestream.WithContent(), tablestream.WithFile(f))
+		r.Close()
+		require.NoError(t, err)
+		if d := cmp.Diff(norm(tb.Run), norm(gotRuns[i])); d != "" {
+			t.Fatalf("%s: the runs row (-read +exported):\n%s", f, d)
+		}
+	}
+	for name, n := range map[string][2]int{
+		"turns":      {len(want.Turns), len(readTable[tablestream.TurnRow](t, out, "turns"))},
+		"tool_calls": {len(want.ToolCalls), len(readTable[tablestream.ToolCallRow](t, out, "tool_calls"))},
+		"notices":    {len(want.Notices), len(readTable[tablestream.NoticeRow](t, out, "notices"))},
+		"messages":   {len(want.Messages), len(readTable[tablestream.MessageRow](t, out, "messages"))},
+	} {
+		assert.Equal(t, n[0], n[1], "%s: every row", name)
+	}
+	parts, _ := filepath.Glob(filepath.Join(out, "runs", "*.parquet"))
+	assert.Greater(t, len(parts), 1, "parts from more than one core")
+}
+
+// norm makes a row comparable after a Parquet round trip: times in UTC at
+// microseconds, empty maps and lists as nil.
+func norm(r tablestream.RunRow) tablestream.RunRow {
+	if r.StartedAt != nil {
+		t := r.StartedAt.UTC().Truncate(time.Microsecond)
+		r.StartedAt = &t
+	}
+	if len(r.ToolsByName) == 0 {
+		r.ToolsByName = nil
+	}
+	if len(r.StopReasons) == 0 {
+		r.StopReasons = nil
+	}
+	for _, l := range []*[]string{&r.Failures, &r.Errors, &r.Warnings} {
+		if len(*l) == 0 {
+			*l = nil
+		}
+	}
+	return r
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A second export adds parts and leaves the first ones as they were; no
+// file but complete parts matches *.parquet.
+func TestExportAddsParts(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "-o", out, runFile)
+	require.Equal(t, 0, code, stderr)
+	first, _ := filepath.Glob(filepath.Join(out, "*", "*"))
+	before := map[string][]byte{}
+	for _, p := range first {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		before[p] = b
+	}
+	code, _, stderr = runCmd(t, "", "export", "-o", out, runFile)
+	require.Equal(t, 0, code, stderr)
+	all, _ := filepath.Glob(filepath.Join(out, "*", "*"))
+	assert.Len(t, all, 2*len(first), "new parts beside the old")
+	for p, b := range before {
+		now, err := os.ReadFile(p)
+		require.NoError(t, err)
+		assert.Equal(t, b, now, "%s is unchanged", p)
+	}
+	for _, p := range all {
+		assert.True(t, strings.HasSuffix(p, ".parquet") && !strings.HasPrefix(filepath.Base(p), "."), "only complete parts: %s", p)
+	}
+	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 2)
+}
+
+// A part being written is a hidden temporary file, renamed when complete.
+func TestExportPartIsHiddenUntilComplete(t *testing.T) {
+	dir := t.TempDir()
+	p := newPart[tablestream.NoticeRow](filepath.Join(dir, "part-x-000"))
+	require.NoError(t, p.write([]tablestream.NoticeRow{{RunID: "r", Message: "m"}}))
+	names, _ := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	hidden, _ := filepath.Glob(filepath.Join(dir, ".*"))
+	assert.Empty(t, names, "nothing where readers look")
+	assert.Equal(t, []string{filepath.Join(dir, ".part-x-000-0000.parquet.tmp")}, hidden)
+	require.NoError(t, p.close())
+	names, _ = filepath.Glob(filepath.Join(dir, "*.parquet"))
+	hidden, _ = filepath.Glob(filepath.Join(dir, ".*"))
+	assert.Equal(t, []string{filepath.Join(dir, "part-x-000-0000.parquet")}, names)
+	assert.Empty(t, hidden)
+}
+
+// Bad input is exported as what it is and named on stderr; the export
+// exits 1 unless --allow-errors.
+func TestExportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notStream := filepath.Join(dir, "notes\x1b[31m.jsonl")
+	require.NoError(t, os.WriteFile(notStream, []byte("hello\nworld\n"), 0o644))
+	cut := filepath.Join(dir, "cut.jsonl")
+	require.NoError(t, os.WriteFile(cut, runs.Write(runs.Edges()["cut off"]), 0o644))
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "-o", out, dir)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "cut.jsonl: cut off: no run_finished (exported as such)")
+	assert.Contains(t, stderr, "not a stream")
+	assert.Contains(t, stderr, "2 of 2 lines could not be read")
+	assert.NotContains(t, stderr, "\x1b", "file names are sanitized")
+	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 2, "no run dropped")
+	code, _, _ = runCmd(t, "", "export", "--allow-errors", "-o", t.TempDir(), dir)
+	assert.Equal(t, 0, code)
+	code, _, stderr = runCmd(t, "", "export", "-o", t.TempDir(), filepath.Join(dir, "missing.jsonl"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "missing.jsonl")
+	code, _, _ = runCmd(t, "", "export")
+	assert.Equal(t, 2, code)
+}
