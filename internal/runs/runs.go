@@ -22,10 +22,12 @@ var T0 = time.Date(2026, 9, 23, 12, 39, 18, 960000000, time.UTC)
 // responses to the open turn, finishes after their start, ok:false without
 // op_id) and sets every time; otherwise anything goes: reversed and zero
 // times, empty op_ids and names, repeated finishes.
-func Random(r *rand.Rand, valid bool) []stream.Event {
+func Random(r *rand.Rand, valid bool) []stream.Event { return RandomFrom(r, valid, T0) }
+
+// RandomFrom is Random with its times from base on.
+func RandomFrom(r *rand.Rand, valid bool, base time.Time) []stream.Event {
 	n := r.IntN(40)
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
-	base := T0
 	var evs []stream.Event
 	turn := 0
 	var started []string
