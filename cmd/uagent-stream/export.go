@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/uagentkit/stream/tablestream"
 )
 
 // Layout of the Parquet parts: rows per row group, and rows per part file.
 const (
-	rowGroupRows = 64 << 10
-	partRows     = 1 << 20
+	rowGroupRows = 8 << 10
+	partRows     = 256 << 10
 )
 
 // cmdExport writes the runs it is given as Parquet tables: one directory
@@ -50,22 +50,22 @@ func cmdExport(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	type result struct {
-		run tablestream.RunRow
-		err error
+	// Files are read on all cores and reported in order; at most window
+	// results wait to be reported, so memory does not grow with the number
+	// of files.
+	workers := min(runtime.GOMAXPROCS(0), max(len(files), 1))
+	window := 4 * workers
+	type job struct {
+		i    int
+		done chan report
 	}
-	results := make([]chan result, len(files))
-	for i := range results {
-		results[i] = make(chan result, 1)
-	}
-	work := make(chan int)
+	order, work := make(chan chan report, window), make(chan job)
 	var wg sync.WaitGroup
-	for w := range min(runtime.GOMAXPROCS(0), max(len(files), 1)) {
+	for w := range workers {
 		wg.Go(func() {
 			parts := ex.worker(w)
-			for i := range work {
-				run, err := parts.add(files[i], *content)
-				results[i] <- result{run, err}
+			for j := range work {
+				j.done <- parts.add(files[j.i], *content)
 			}
 			if err := parts.close(); err != nil {
 				ex.fail(err)
@@ -74,14 +74,16 @@ func cmdExport(e env, args []string) error {
 	}
 	go func() {
 		for i := range files {
-			work <- i
+			done := make(chan report, 1)
+			order <- done
+			work <- job{i, done}
 		}
+		close(order)
 		close(work)
 	}()
 	code, runs := 0, 0
-	for i, name := range files {
-		r := <-results[i]
-		shown := sanitize(name, false)
+	for done := range order {
+		r := <-done
 		if r.err != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(r.err.Error(), false))
 			code = 1
@@ -90,16 +92,16 @@ func cmdExport(e env, args []string) error {
 		runs++
 		var problems []string
 		switch {
-		case r.run.Lines == 0:
+		case r.lines == 0:
 			problems = append(problems, "not a stream: no line could be read")
-		case r.run.CutOff:
+		case r.cutOff:
 			problems = append(problems, "cut off: no run_finished")
 		}
-		if r.run.LineErrors > 0 {
-			problems = append(problems, fmt.Sprintf("%d of %d lines could not be read", r.run.LineErrors, r.run.LineErrors+r.run.Lines))
+		if r.lineErrors > 0 {
+			problems = append(problems, fmt.Sprintf("%d of %d lines could not be read", r.lineErrors, r.lineErrors+r.lines))
 		}
 		for _, p := range problems {
-			fmt.Fprintf(e.stderr, "uagent-stream: %s: %s (exported as such)\n", shown, p)
+			fmt.Fprintf(e.stderr, "uagent-stream: %s: %s (exported as such)\n", sanitize(r.name, false), p)
 			if !*allowErrors {
 				code = max(code, 1)
 			}
@@ -200,9 +202,22 @@ func (x *exporter) worker(w int) *parts {
 	return p
 }
 
+// report is what export says of one file.
+type report struct {
+	name              string
+	lines, lineErrors int64
+	cutOff            bool
+	err               error
+}
+
 // add exports one file: its rows are held until the run is read (memory
 // bounded by the largest run), then appended to the parts.
-func (p *parts) add(name string, content bool) (tablestream.RunRow, error) {
+func (p *parts) add(name string, content bool) report {
+	r, err := p.write(name, content)
+	return report{name: name, lines: r.Lines, lineErrors: r.LineErrors, cutOff: r.CutOff, err: err}
+}
+
+func (p *parts) write(name string, content bool) (tablestream.RunRow, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return tablestream.RunRow{}, err
@@ -260,7 +275,7 @@ func (p *part[T]) write(rows []T) error {
 				return err
 			}
 			p.f, p.rows = f, 0
-			p.w = parquet.NewGenericWriter[T](f, parquet.Compression(&zstd.Codec{}), parquet.MaxRowsPerRowGroup(rowGroupRows),
+			p.w = parquet.NewGenericWriter[T](f, parquet.Compression(&snappy.Codec{}), parquet.MaxRowsPerRowGroup(rowGroupRows),
 				parquet.CreatedBy("uagent-stream", versionString(), ""))
 		}
 		n := min(len(rows), partRows-p.rows)
