@@ -133,24 +133,24 @@ type ToolCallRow struct {
 // package's Notices rule, share it); Count is how many times that notice
 // had come, this line included.
 type NoticeRow struct {
-	RunID   string    `json:"run_id" parquet:"run_id,dict"`
+	RunID   string     `json:"run_id" parquet:"run_id,dict"`
 	At      *time.Time `json:"at" parquet:"at,optional,timestamp(microsecond:utc)"`
-	Type    string    `json:"type" parquet:"type,dict"`
-	Code    string    `json:"code" parquet:"code,dict"`
-	Message string    `json:"message" parquet:"message"`
-	Index   int64     `json:"index" parquet:"index"`
-	Count   int64     `json:"count" parquet:"count"`
+	Type    string     `json:"type" parquet:"type,dict"`
+	Code    string     `json:"code" parquet:"code,dict"`
+	Message string     `json:"message" parquet:"message"`
+	Index   int64      `json:"index" parquet:"index"`
+	Count   int64      `json:"count" parquet:"count"`
 }
 
 // MessageRow is one text a person or a model wrote: a user, developer or
 // assistant message or a reasoning summary. Only with content.
 type MessageRow struct {
-	RunID string    `json:"run_id" parquet:"run_id,dict"`
+	RunID string     `json:"run_id" parquet:"run_id,dict"`
 	At    *time.Time `json:"at" parquet:"at,optional,timestamp(microsecond:utc)"`
-	Role  string    `json:"role" parquet:"role,dict"` // user, developer, assistant, reasoning
-	Turn  int64     `json:"turn" parquet:"turn"`
-	Final bool      `json:"final" parquet:"final"`
-	Text  string    `json:"text" parquet:"text"`
+	Role  string     `json:"role" parquet:"role,dict"` // user, developer, assistant, reasoning
+	Turn  int64      `json:"turn" parquet:"turn"`
+	Final bool       `json:"final" parquet:"final"`
+	Text  string     `json:"text" parquet:"text"`
 }
 
 // Option configures Rows and Read.
