@@ -331,23 +331,31 @@ func (r *renderer) render(dto any) {
 
 // Bounds of --tool-output.
 const (
-	tailLines = 5
+	tailCount = 5
 	tailBytes = 16 << 10
 )
 
 // tail prints the last lines of a tool's output file, when it exists.
 func (r *renderer) tail(what, path string) {
+	for _, l := range tailLines(path) {
+		r.printf("%s            %s │ %s%s\n", r.pal.dim, what, oneLine(l, 200), r.pal.reset)
+	}
+}
+
+// tailLines returns the last tailCount lines of a tool's output file, read
+// from at most its last tailBytes, or none when it cannot be read.
+func tailLines(path string) []string {
 	if path == "" {
-		return
+		return nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return
+		return nil
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil || !info.Mode().IsRegular() {
-		return
+		return nil
 	}
 	off := max(0, info.Size()-tailBytes)
 	buf := make([]byte, info.Size()-off)
@@ -356,13 +364,11 @@ func (r *renderer) tail(what, path string) {
 	if off > 0 && len(lines) > 1 {
 		lines = lines[1:] // the first is cut
 	}
-	lines = lines[max(0, len(lines)-tailLines):]
+	lines = lines[max(0, len(lines)-tailCount):]
 	if len(lines) == 1 && lines[0] == "" {
-		return
+		return nil
 	}
-	for _, l := range lines {
-		r.printf("%s            %s │ %s%s\n", r.pal.dim, what, oneLine(l, 200), r.pal.reset)
-	}
+	return lines
 }
 
 // end marks the tools still in flight when the stream ends without

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -31,10 +32,18 @@ func main() {
 	grandchildHolds := flag.String("grandchild-holds", "stdout", "the stream the grandchild keeps open: stdout or stderr")
 	bigLine := flag.Int("big", 0, "after half of -replay, write a tool_called line with arguments of this many bytes")
 	cut := flag.Bool("cut", false, "end by writing half a line and exiting")
+	stdinTo := flag.String("stdin-to", "", "copy standard input to this `file` first")
 	prompt := flag.Bool("prompt", false, "after the first line of -replay, read a line from stdin and write it as a user_message")
 	setsid := flag.String("setsid-grandchild", "", "start `sleep 1000` in a session of its own and write its pid to this file")
 	setsidHolds := flag.Bool("setsid-holds", false, "the setsid grandchild keeps stdout open")
 	flag.Parse()
+	if *stdinTo != "" {
+		b, _ := io.ReadAll(os.Stdin)
+		if err := os.WriteFile(*stdinTo, b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
