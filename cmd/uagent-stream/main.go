@@ -1,11 +1,15 @@
-// Command uagent-stream renders, checks, summarizes, draws, runs and
-// serves uagent v1 JSONL streams.
+// Command uagent-stream renders, checks, summarizes, draws, runs, serves
+// and exports uagent v1 JSONL streams, and puts uagent in editors.
 //
 //	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-
 //	uagent-stream validate [--json] [--strict] [--exit-code N] FILE…
 //	uagent-stream stats [--check] [--allow-errors] FILE…
 //	uagent-stream timeline [-o OUT.svg] FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…
+//	uagent-stream serve [--addr HOST:PORT] [--public] … FILE|- | -- COMMAND ARGS…
+//	uagent-stream acp [--grace D] -- COMMAND ARGS…
+//	uagent-stream export [-o DIR] [--content] [--allow-errors] FILE|DIR…
+//	uagent-stream otel [--content] FILE…
 //	uagent-stream schema [--strict] [TYPE]
 //	uagent-stream version
 //
@@ -47,7 +51,7 @@ func init() {
 		{"stats", "[--check] [--allow-errors] FILE…", "print the summary recomputed from the events", cmdStats},
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
-		{"serve", "[--addr HOST:PORT] [--public] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
+		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
 		{"acp", "[--grace D] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
 		{"export", "[-o DIR] [--content] [--allow-errors] FILE|DIR…", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
 		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
