@@ -202,8 +202,19 @@ func (h *Handler) valid(token string) bool {
 
 func (h *Handler) summary(w http.ResponseWriter, _ *http.Request) {
 	b, err := h.rec.summaryJSON()
+	writeJSON(w, b, err)
+}
+
+func (h *Handler) intervals(w http.ResponseWriter, _ *http.Request) {
+	b, err := h.rec.intervalsJSON()
+	writeJSON(w, b, err)
+}
+
+// writeJSON answers with b, computed from the record, or with the error of
+// computing it.
+func writeJSON(w http.ResponseWriter, b []byte, err error) {
 	if err != nil {
-		http.Error(w, "cannot encode the summary", http.StatusInternalServerError)
+		http.Error(w, "cannot encode the answer", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

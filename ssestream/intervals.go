@@ -1,8 +1,6 @@
 package ssestream
 
 import (
-	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -73,17 +71,4 @@ func buildIntervals(f *stream.StatsCollector, origin, last time.Time, notices []
 		}
 	}
 	return out
-}
-
-func (h *Handler) intervals(w http.ResponseWriter, _ *http.Request) {
-	b, err := h.rec.cached(&h.rec.ivCache, func(rec *Recording) ([]byte, error) {
-		return json.Marshal(buildIntervals(rec.sum.Fold(), rec.origin, rec.last, rec.notices))
-	})
-	if err != nil {
-		http.Error(w, "cannot encode the intervals", http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b)
 }

@@ -67,9 +67,7 @@ func TestIntervalsAreTheFolds(t *testing.T) {
 	require.NoError(t, err)
 	for name, b := range cases {
 		rec := recorded(t, b)
-		body, err := rec.cached(&rec.ivCache, func(rec *Recording) ([]byte, error) {
-			return json.Marshal(buildIntervals(rec.sum.Fold(), rec.origin, rec.last, rec.notices))
-		})
+		body, err := rec.intervalsJSON()
 		require.NoError(t, err)
 		want, got := foldBars(t, b), intervalBars(t, body)
 		if !slices.Equal(want, got) {

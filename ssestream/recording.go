@@ -211,6 +211,13 @@ func (rec *Recording) cached(c *cache, compute func(*Recording) ([]byte, error))
 	return b, nil
 }
 
+// intervalsJSON returns the fold's intervals as /intervals serves them.
+func (rec *Recording) intervalsJSON() ([]byte, error) {
+	return rec.cached(&rec.ivCache, func(rec *Recording) ([]byte, error) {
+		return json.Marshal(buildIntervals(rec.sum.Fold(), rec.origin, rec.last, rec.notices))
+	})
+}
+
 // summaryJSON returns the summary as /summary serves it.
 func (rec *Recording) summaryJSON() ([]byte, error) {
 	return rec.cached(&rec.sumCache, func(rec *Recording) ([]byte, error) {

@@ -520,13 +520,8 @@ func TestCatStillRunningIsTheFolds(t *testing.T) {
 	cases, err := runs.Cases("../..", 500)
 	require.NoError(t, err)
 	for name, b := range cases {
-		var s stream.Summarizer
-		dec := stream.NewDecoder(bytes.NewReader(b))
-		for dto, err := range dec.All() {
-			s.Add(dto, err, dec.Raw())
-		}
 		var want []string
-		for _, iv := range s.Fold().ToolIntervals() {
+		for _, iv := range runs.Summarize(b).Fold().ToolIntervals() {
 			if iv.Open {
 				want = append(want, "⋯ "+oneLine(iv.Name, 40)+": "+oneLine(iv.Label, 120)+" · still running")
 			}

@@ -168,15 +168,21 @@ func (iv Interval) String() string {
 	return iv.Kind + " " + iv.Start.Format(time.RFC3339Nano) + " " + iv.End.Format(time.RFC3339Nano)
 }
 
-// Fold returns the intervals the package's fold pairs in a stream, read as
-// stats reads it: the model turns, then the tool operations, each in the
-// fold's order.
-func Fold(b []byte) []Interval {
+// Summarize folds a stream's lines as stats does, and returns the fold.
+func Summarize(b []byte) *stream.Summarizer {
 	var s stream.Summarizer
 	dec := stream.NewDecoder(bytes.NewReader(b))
 	for dto, err := range dec.All() {
 		s.Add(dto, err, dec.Raw())
 	}
+	return &s
+}
+
+// Fold returns the intervals the package's fold pairs in a stream, read as
+// stats reads it: the model turns, then the tool operations, each in the
+// fold's order.
+func Fold(b []byte) []Interval {
+	s := Summarize(b)
 	var out []Interval
 	for _, iv := range s.Fold().ModelIntervals() {
 		out = append(out, Interval{"turn", iv.Start, iv.End})
