@@ -110,6 +110,12 @@ func WithMaxClients(n int) Option { return func(h *Handler) { h.maxClients = int
 //   - GET /summary: application/json, the summary recomputed from the lines
 //     so far, in the shape of summary.json (at most 100 ms old while the
 //     stream goes on).
+//   - GET /intervals: application/json, the fold's model turns and tool
+//     operations (times in milliseconds since the first line's), the tools
+//     laid out in lanes as the SVG timeline lays them out, and the notices
+//     as stream.Notices coalesces them, each at the line it first came on;
+//     computed as /summary is. The page draws from it: it pairs nothing
+//     itself.
 //   - GET /: the page that shows the run live, and its script and style.
 //
 // Every client reads the shared record at its own pace; one that cannot
