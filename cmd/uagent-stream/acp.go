@@ -140,9 +140,15 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 		cancel()
 		a.runs.Done()
 	}()
-	go func() { // the editor gave up on the request: stop the run
+	go func() {
+		// The request's context ends on session/cancel (the SDK ends it
+		// before it calls Cancel) and when the editor gives up on the
+		// request: either way the prompt is cancelled.
 		select {
 		case <-ctx.Done():
+			a.mu.Lock()
+			s.cancelled = true
+			a.mu.Unlock()
 			cancel()
 		case <-runCtx.Done():
 		}
