@@ -11,8 +11,8 @@
 // every field the current writer always writes, as Validate with
 // WithStrict does. The stream package generates these files from its event
 // table (go test -update there) and tests them with a real validator. It is
-// a package of its own so that a program that only reads streams does not
-// carry them.
+// a package of its own because nothing in the stream package reads them:
+// they are published for other languages and validators.
 package schema
 
 import (
