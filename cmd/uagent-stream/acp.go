@@ -39,7 +39,9 @@ func cmdACP(e env, args []string) error {
 	a := &acpAgent{command: fl.Args(), grace: *grace, sessions: map[acp.SessionId]*acpSession{}}
 	conn := acp.NewAgentSideConnection(a, e.stdout, e.stdin)
 	conn.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // the editor's stdout is the protocol's alone
-	a.conn = conn
+	a.mu.Lock()
+	a.conn = conn // requests may already be served: set under the lock they read it with
+	a.mu.Unlock()
 	<-conn.Done()
 	a.stopAll()
 	return nil
@@ -49,9 +51,9 @@ func cmdACP(e env, args []string) error {
 type acpAgent struct {
 	command []string
 	grace   time.Duration
-	conn    *acp.AgentSideConnection
 
-	mu       sync.Mutex // guards sessions and the sessions' fields
+	mu       sync.Mutex // guards conn, sessions and the sessions' fields
+	conn     *acp.AgentSideConnection
 	sessions map[acp.SessionId]*acpSession
 	runs     sync.WaitGroup // prompts being answered
 }
@@ -131,6 +133,7 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 	}
 	runCtx, cancel := context.WithCancel(context.Background()) // the run outlives nothing but its prompt
 	s.cancel, s.cancelled = cancel, false
+	conn := a.conn
 	a.runs.Add(1)
 	a.mu.Unlock()
 	defer func() {
@@ -161,7 +164,7 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": sanitize(err.Error(), false)})
 	}
-	u := &acpUpdates{conn: a.conn, session: p.SessionId}
+	u := &acpUpdates{conn: conn, session: p.SessionId}
 	for dto, err := range run.Events() {
 		if err == nil {
 			u.add(dto)
