@@ -182,13 +182,6 @@ type endEvent struct {
 	ExitCode int    `json:"exit_code"`
 }
 
-// Summary returns the summary recomputed from the lines so far.
-func (rec *Recording) Summary() stream.Recomputed {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return rec.sum.Recomputed()
-}
-
 // summaryEvery is how stale the summary and intervals a live record serves
 // may be: they are computed at most this often, however many clients ask.
 const summaryEvery = 100 * time.Millisecond

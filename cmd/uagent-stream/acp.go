@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -58,12 +59,28 @@ type acpAgent struct {
 	runs     sync.WaitGroup // prompts being answered
 }
 
-// acpSession is a session: its directory, and the run of the prompt being
-// answered, if any.
+// acpSession is a session: its directory, and the prompt being answered,
+// if any.
 type acpSession struct {
-	cwd       string
-	cancel    context.CancelFunc // stops the running prompt's run
-	cancelled bool               // session/cancel came for it
+	cwd    string
+	prompt *acpPrompt
+}
+
+// acpPrompt is one prompt being answered: how to stop its run, and whether
+// it was cancelled. Each prompt has its own, so that a late cancel of one
+// prompt never touches the next.
+type acpPrompt struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// stop cancels the prompt's run; with cancelled, the prompt answers
+// cancelled.
+func (p *acpPrompt) stop(cancelled bool) {
+	if cancelled {
+		p.cancelled.Store(true)
+	}
+	p.cancel()
 }
 
 var _ acp.Agent = (*acpAgent)(nil)
@@ -101,9 +118,8 @@ func (a *acpAgent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.N
 func (a *acpAgent) Cancel(_ context.Context, p acp.CancelNotification) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s := a.sessions[p.SessionId]; s != nil && s.cancel != nil {
-		s.cancelled = true
-		s.cancel()
+	if s := a.sessions[p.SessionId]; s != nil && s.prompt != nil {
+		s.prompt.stop(true)
 	}
 	return nil
 }
@@ -112,8 +128,8 @@ func (a *acpAgent) Cancel(_ context.Context, p acp.CancelNotification) error {
 func (a *acpAgent) stopAll() {
 	a.mu.Lock()
 	for _, s := range a.sessions {
-		if s.cancel != nil {
-			s.cancel()
+		if s.prompt != nil {
+			s.prompt.stop(false)
 		}
 	}
 	a.mu.Unlock()
@@ -127,34 +143,27 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 	case s == nil:
 		a.mu.Unlock()
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]string{"sessionId": "no such session"})
-	case s.cancel != nil:
+	case s.prompt != nil:
 		a.mu.Unlock()
 		return acp.PromptResponse{}, acp.NewInvalidRequest(map[string]string{"sessionId": "the session is answering a prompt"})
 	}
 	runCtx, cancel := context.WithCancel(context.Background()) // the run outlives nothing but its prompt
-	s.cancel, s.cancelled = cancel, false
+	pr := &acpPrompt{cancel: cancel}
+	s.prompt = pr
 	conn := a.conn
 	a.runs.Add(1)
 	a.mu.Unlock()
+	// The request's context ends on session/cancel (the SDK ends it before
+	// it calls Cancel) and when the editor gives up on the request: either
+	// way the prompt is cancelled.
+	stopWatching := context.AfterFunc(ctx, func() { pr.stop(true) })
 	defer func() {
-		a.mu.Lock()
-		s.cancel = nil
-		a.mu.Unlock()
+		stopWatching()
 		cancel()
+		a.mu.Lock()
+		s.prompt = nil
+		a.mu.Unlock()
 		a.runs.Done()
-	}()
-	go func() {
-		// The request's context ends on session/cancel (the SDK ends it
-		// before it calls Cancel) and when the editor gives up on the
-		// request: either way the prompt is cancelled.
-		select {
-		case <-ctx.Done():
-			a.mu.Lock()
-			s.cancelled = true
-			a.mu.Unlock()
-			cancel()
-		case <-runCtx.Done():
-		}
 	}()
 
 	cmd := exec.Command(a.command[0], a.command[1:]...)
@@ -172,12 +181,9 @@ func (a *acpAgent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptR
 	}
 	o, err := run.Wait()
 	u.endNotices()
-	a.mu.Lock()
-	cancelled := s.cancelled
-	a.mu.Unlock()
 	usage := u.usage()
 	switch {
-	case cancelled:
+	case pr.cancelled.Load():
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled, Usage: usage}, nil
 	case err == nil && o.Status == stream.StatusOK && u.lastStop() == "max_tokens":
 		return acp.PromptResponse{StopReason: acp.StopReasonMaxTokens, Usage: usage}, nil
@@ -210,8 +216,8 @@ func promptText(blocks []acp.ContentBlock) string {
 func (a *acpAgent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s := a.sessions[p.SessionId]; s != nil && s.cancel != nil {
-		s.cancel()
+	if s := a.sessions[p.SessionId]; s != nil && s.prompt != nil {
+		s.prompt.stop(false)
 	}
 	delete(a.sessions, p.SessionId)
 	return acp.CloseSessionResponse{}, nil
