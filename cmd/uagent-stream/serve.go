@@ -50,11 +50,12 @@ func cmdServe(e env, args []string) error {
 	if err != nil {
 		return fl.usageError(fmt.Sprintf("--addr %q: %v", *addr, err))
 	}
-	loopback := host == "localhost" || net.ParseIP(host) != nil && net.ParseIP(host).IsLoopback()
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
 	if !*public && !loopback {
 		return fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to serve the run beyond this machine, readable with its token", *addr))
 	}
-	token, err := serveToken(e, *tokenFile, !loopback)
+	token, err := serveToken(*tokenFile, !loopback)
 	if err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ const tokenEnv = "UAGENT_STREAM_TOKEN"
 // serveToken is the token the served run requires: the first line of
 // --token-file, else $UAGENT_STREAM_TOKEN, else, when the address is not
 // loopback (need), a random one of 192 bits; none otherwise.
-func serveToken(e env, file string, need bool) (string, error) {
+func serveToken(file string, need bool) (string, error) {
 	switch {
 	case file != "":
 		b, err := os.ReadFile(file)
