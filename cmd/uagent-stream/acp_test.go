@@ -333,3 +333,18 @@ func TestACPToolKinds(t *testing.T) {
 		assert.Equal(t, want, toolKind(name), name)
 	}
 }
+
+// A run that ends ok after a response that stopped on max_tokens answers
+// max_tokens.
+func TestACPMaxTokens(t *testing.T) {
+	run := sinkFile(t, stream.RunStarted{At: t1, RunID: "r"},
+		stream.TurnStarted{At: t1, Turn: 1},
+		stream.ModelResponded{At: t1.Add(time.Second), Turn: 1, Stop: "max_tokens"},
+		stream.AssistantMessage{At: t1.Add(time.Second), Turn: 1, Text: "cut", Final: true},
+		stream.RunFinished{At: t1.Add(time.Second), Result: stream.Result{Status: stream.StatusOK}})
+	conn, _, _ := acpAgentProcess(t, fakeUagent, "-replay", run)
+	id, _ := newSession(t, conn)
+	res, err := prompt(t.Context(), conn, id, "x")
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonMaxTokens, res.StopReason)
+}
