@@ -2,9 +2,15 @@ package stream_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"reflect"
 	"sync"
 	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/corpus"
@@ -43,4 +49,71 @@ func BenchmarkSummarizeReal(b *testing.B) {
 	for b.Loop() {
 		stream.Summarize(bytes.NewReader(data))
 	}
+}
+
+// classCorpora are the line classes of bench/readers, each its own corpus
+// (smaller here: 8 MB), for profiling one class at a time.
+var classCorpora = sync.OnceValue(func() map[string][]byte {
+	const mb = 8 << 20
+	out := map[string][]byte{}
+	for name, o := range map[string]corpus.Options{
+		"small":    {Seed: 2, Size: mb, MaxText: 200, Text: "mixed"},
+		"plain":    {Seed: 3, Size: mb, MaxText: 40 << 10, Text: "plain", LongLines: 2},
+		"escaped":  {Seed: 4, Size: mb, MaxText: 40 << 10, Text: "escaped", LongLines: 2},
+		"nonascii": {Seed: 5, Size: mb, MaxText: 40 << 10, Text: "nonascii", LongLines: 2},
+		"sorted":   {Seed: 6, Size: mb, MaxText: 40 << 10, Text: "mixed", SortedKeys: 1},
+	} {
+		out[name] = corpus.Generate(o)
+	}
+	return out
+})
+
+func BenchmarkDecodeClass(b *testing.B) {
+	for _, name := range []string{"small", "plain", "escaped", "nonascii", "sorted"} {
+		b.Run(name, func(b *testing.B) {
+			data := classCorpora()[name]
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				dec := stream.NewDecoder(bytes.NewReader(data))
+				for {
+					if _, err := dec.Decode(); err == io.EOF {
+						break
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestDecodeKeepsEveryValue decodes a real-shaped corpus (long texts that
+// share the Decoder's memory, lines over a MiB read in chunks and unescaped
+// in place) in small reads, keeps every DTO, and only then compares each
+// with encoding/json's reading of its line: no later read wrote over a
+// string an earlier DTO holds.
+func TestDecodeKeepsEveryValue(t *testing.T) {
+	o := corpus.Real(6 << 20)
+	o.LongLines = 2
+	data := corpus.Generate(o)
+	var got []any
+	var raws [][]byte
+	dec := stream.NewDecoder(iotest.HalfReader(bytes.NewReader(data)))
+	for dto, err := range dec.All() {
+		require.NoError(t, err)
+		got = append(got, dto)
+		raws = append(raws, bytes.Clone(dec.Raw()))
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	require.Len(t, got, len(lines))
+	long := 0
+	for i, line := range lines {
+		long += min(len(line)>>20, 1)
+		require.Equal(t, string(line), string(raws[i]), "line %d's Raw", i+1)
+		want := reflect.New(reflect.TypeOf(got[i]))
+		require.NoError(t, json.Unmarshal(line, want.Interface()))
+		if d := cmp.Diff(want.Elem().Interface(), got[i], cmp.Exporter(func(reflect.Type) bool { return true })); d != "" {
+			t.Fatalf("line %d (-encoding/json +Decoder):\n%s", i+1, d)
+		}
+	}
+	require.Equal(t, 2, long, "lines over a MiB")
 }

@@ -79,14 +79,23 @@ type Decoder struct {
 	max int
 
 	buf        []byte
-	start, end int   // unread bytes are buf[start:end]
-	scanned    int   // bytes of buf[start:end] known to hold no '\n'
-	base       int64 // stream offset of buf[0]
-	rerr       error // the reader's error, io.EOF included; sticky
+	start, end int      // unread bytes are buf[start:end]
+	scanned    int      // bytes of buf[start:end] known to hold no '\n'
+	base       int64    // stream offset of buf[0]
+	rerr       error    // the reader's error, io.EOF included; sticky
+	pinned     bool     // decoded strings share buf: it is not written over
+	chunk      int      // longChunk; smaller in tests
+	chunks     [][]byte // the start of a line longer than a chunk, as read
+	long       int      // the bytes in chunks
 
 	line    int    // number of the last line read
 	lineOff int64  // stream offset of that line
 	raw     []byte // that line, without its ending
+	// A line joined from chunks is its DTO's: its strings are unescaped in
+	// place. rawParts then keeps the line as read, for Raw, until the next
+	// line; rawCut is the line ending to leave off.
+	rawParts [][]byte
+	rawCut   int
 
 	p        parser
 	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
@@ -107,7 +116,8 @@ type pendingField struct {
 // NewDecoder returns a Decoder reading from r. Of the options, it reads
 // [WithMaxLineSize].
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
-	d := &Decoder{r: r, max: newOptions(opts).maxLine}
+	d := &Decoder{r: r, max: newOptions(opts).maxLine, chunk: longChunk}
+	d.p.share = true
 	d.scratch = make([]reflect.Value, len(kinds))
 	return d
 }
@@ -181,8 +191,16 @@ func (d *Decoder) Line() int { return d.line }
 // Raw returns the bytes of the line last read, without its line ending. The
 // slice aliases the Decoder's buffer: it is valid only until the next call
 // to Decode, and must not be modified. It is empty after a line that was too
-// long.
-func (d *Decoder) Raw() []byte { return d.raw }
+// long. For a line longer than a MiB whose strings had escapes, the first
+// call joins the line from the pieces it was read in: it then costs a copy
+// of the line.
+func (d *Decoder) Raw() []byte {
+	if d.p.edited {
+		raw := bytes.Join(d.rawParts, nil)
+		d.raw, d.rawParts, d.p.edited = raw[:len(raw)-d.rawCut], nil, false
+	}
+	return d.raw
+}
 
 // InputOffset returns the number of bytes of the stream consumed so far.
 func (d *Decoder) InputOffset() int64 { return d.base + int64(d.start) }
@@ -199,18 +217,18 @@ func isBlank(line []byte) bool {
 // next returns the next line without its ending; a last line without a
 // newline is returned too (atEOF then reports true).
 func (d *Decoder) next() ([]byte, error) {
-	d.raw = nil
+	d.raw, d.rawParts, d.p.own, d.p.edited = nil, nil, false, false
 	for {
 		if i := bytes.IndexByte(d.buf[d.start+d.scanned:d.end], '\n'); i >= 0 {
 			n := d.scanned + i
 			return d.take(n, n+1), nil
 		}
 		d.scanned = d.end - d.start
-		if d.scanned > d.max {
+		if d.long+d.scanned > d.max {
 			return nil, d.skipLong()
 		}
 		if d.rerr != nil {
-			if d.end > d.start {
+			if d.end > d.start || d.long > 0 {
 				n := d.end - d.start
 				return d.take(n, n), nil
 			}
@@ -220,15 +238,26 @@ func (d *Decoder) next() ([]byte, error) {
 	}
 }
 
-// take returns the line of n bytes at d.start and consumes adv bytes.
+// take returns the line of n bytes at d.start (after the chunks of a long
+// line) and consumes adv bytes.
 func (d *Decoder) take(n, adv int) []byte {
 	d.line++
-	d.lineOff = d.base + int64(d.start)
+	d.lineOff = d.base + int64(d.start) - int64(d.long)
 	line := d.buf[d.start : d.start+n]
+	if d.long > 0 {
+		// One exact-size copy, which the line's DTO then owns; the chunks
+		// are kept until the next line in case Raw is asked for after
+		// strings were unescaped in place.
+		d.rawParts = append(d.chunks, line)
+		line = bytes.Join(d.rawParts, nil)
+		d.chunks, d.long, d.p.own = nil, 0, true
+	}
 	d.start += adv
 	d.scanned = 0
+	d.rawCut = 0
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
+		d.rawCut = 1
 	}
 	d.raw = line
 	return line
@@ -247,15 +276,28 @@ func (d *Decoder) atEOF() bool {
 	return d.rerr != nil && d.start == d.end && (d.end == 0 || d.buf[d.end-1] != '\n')
 }
 
-// fill reads more bytes, compacting or growing the buffer first.
+// fill reads more bytes, compacting or growing the buffer first. Bytes a
+// decoded string still shares (d.pinned) are never written over: the
+// buffer is then replaced, not compacted.
 func (d *Decoder) fill() {
 	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
+		dst := d.writable(d.end - d.start)
 		d.base += int64(d.start)
-		d.end = copy(d.buf, d.buf[d.start:d.end])
+		d.end = copy(dst, d.buf[d.start:d.end])
 		d.start = 0
+		d.buf = dst
+	}
+	if d.end == len(d.buf) && len(d.buf) >= d.chunk && d.start == 0 {
+		// The line is longer than a chunk: it is read in chunks, then
+		// joined once into memory of its exact size.
+		d.chunks = append(d.chunks, d.buf[:d.end])
+		d.long += d.end
+		d.base += int64(d.end)
+		d.buf = make([]byte, d.chunk)
+		d.start, d.end, d.scanned, d.pinned = 0, 0, 0, false
 	}
 	if d.end == len(d.buf) {
-		size := max(64<<10, 2*len(d.buf))
+		size := max(d.minBuf(), 2*len(d.buf))
 		size = min(size, d.max+1)
 		if size <= len(d.buf) {
 			size = len(d.buf) + 4096
@@ -266,6 +308,7 @@ func (d *Decoder) fill() {
 		d.end -= d.start
 		d.start = 0
 		d.buf = nb
+		d.pinned = false
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[d.end:])
@@ -281,12 +324,31 @@ func (d *Decoder) fill() {
 	d.rerr = io.ErrNoProgress
 }
 
+// longChunk is the size up to which the buffer grows for a long line;
+// a longer line is read in chunks of this size.
+const longChunk = 1 << 20
+
+// writable returns a buffer to move n unread bytes into and read after
+// them: the current one, or a new one when strings share it.
+func (d *Decoder) writable(n int) []byte {
+	if !d.pinned {
+		return d.buf
+	}
+	d.pinned = false
+	return make([]byte, max(d.minBuf(), 2*n))
+}
+
+// minBuf is the buffer's first size.
+func (d *Decoder) minBuf() int { return min(64<<10, d.chunk) }
+
 // skipLong discards the rest of a line longer than the limit, reading in
 // place, and returns its error.
 func (d *Decoder) skipLong() error {
 	d.line++
-	d.lineOff = d.base + int64(d.start)
-	size := int64(d.end - d.start)
+	d.lineOff = d.base + int64(d.start) - int64(d.long)
+	size := int64(d.long + d.end - d.start)
+	d.chunks, d.long = nil, 0
+	d.buf = d.writable(0)
 	for {
 		d.base += int64(d.end)
 		d.start, d.end = 0, 0
@@ -329,6 +391,15 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 	*ls = lineState{line: line}
 	d.pending = d.pending[:0]
 	clear(p.present[:codecs])
+	dto, err := d.decodeMembers()
+	if p.shared { // strings of the line share the buffer
+		d.pinned, p.shared = true, false
+	}
+	return dto, err
+}
+
+func (d *Decoder) decodeMembers() (any, error) {
+	p, ls := &d.p, &d.ls
 	if err := d.members(); err != nil {
 		return nil, d.lineErr(err)
 	}
@@ -342,7 +413,11 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 		return nil, d.lineErr(err)
 	}
 	if ls.k == nil {
-		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: bytes.Clone(line)}, nil
+		raw := ls.line
+		if !p.own {
+			raw = bytes.Clone(raw)
+		}
+		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: raw}, nil
 	}
 	h := ls.dv.Field(0) // the embedded header; its exported fields are settable
 	h.Field(0).SetInt(ls.v)
@@ -446,7 +521,7 @@ func (d *Decoder) member(key []byte, keyPos int) *parseError {
 	case !ls.hasType: // before the type: decoded once it is known
 		pf := pendingField{key: keyPos, val: valPos}
 		var err *parseError
-		if p.peek() == '"' {
+		if p.peek() == '"' && !p.own { // an owned line is unescaped in place: once
 			pf.str, err = p.str()
 			pf.isStr = err == nil
 		} else {

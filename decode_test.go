@@ -22,11 +22,34 @@ import (
 // decodeAll decodes a whole stream, keeping values and errors in order.
 func decodeAll(t testing.TB, r io.Reader, opts ...Option) (dtos []any, errs []error) {
 	t.Helper()
-	dec := NewDecoder(r, opts...)
+	return decodeWith(t, NewDecoder(r, opts...))
+}
+
+// decodeChunked decodes a whole stream as decodeAll does, with lines
+// longer than chunk bytes read as the Decoder reads lines longer than a
+// MiB: in chunks, joined into memory the DTO owns, strings unescaped in
+// place. Each line's Raw must still be the line as read.
+func decodeChunked(t testing.TB, in []byte, chunk int) (dtos []any, errs []error) {
+	t.Helper()
+	dec := NewDecoder(bytes.NewReader(in))
+	dec.chunk = chunk
+	want := lines(bytes.TrimPrefix(in, byteOrderMark))
+	return decodeWith(t, dec, func() {
+		if n := dec.Line(); n <= len(want) && dec.Raw() != nil {
+			require.Equal(t, string(bytes.TrimSuffix(want[n-1], []byte("\r"))), string(dec.Raw()), "line %d's Raw", n)
+			require.Equal(t, string(bytes.TrimSuffix(want[n-1], []byte("\r"))), string(dec.Raw()), "line %d's Raw, asked twice", n)
+		}
+	})
+}
+
+func decodeWith(t testing.TB, dec *Decoder, after ...func()) (dtos []any, errs []error) {
 	for {
 		v, err := dec.Decode()
 		if err == io.EOF {
 			return dtos, errs
+		}
+		for _, f := range after {
+			f()
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -371,6 +394,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 
 func FuzzDecode(f *testing.F) {
 	for _, s := range [][]byte{[]byte(goodLine), []byte("{"), []byte(`{"v":1,"type":"x","at":"2026-09-23T12:32:07Z"}`),
+		[]byte(`{"at":"2026-09-23T12:07:00Z","turn":"\n\"2\"","type":"turn_started","v":1}`),
 		[]byte("\r\n\r\n"), []byte(`{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"stats":{"tools_by_name":{"a":1}}}}`)} {
 		f.Add(s, uint64(1))
 	}
@@ -398,7 +422,20 @@ func FuzzDecode(f *testing.F) {
 		if diff := cmpDiff(whole, oneByte); diff != "" {
 			t.Fatalf("one-byte reads changed the result:\n%s", diff)
 		}
+		long, longErrs := decodeChunked(t, in, 1+int(seed%16))
+		require.Equal(t, errStrings(wholeErrs), errStrings(longErrs), "reading lines as long ones changes no error")
+		if diff := cmpDiff(whole, long); diff != "" {
+			t.Fatalf("reading lines as long ones changed the result:\n%s", diff)
+		}
 	})
+}
+
+func errStrings(errs []error) []string {
+	var out []string
+	for _, err := range errs {
+		out = append(out, err.Error())
+	}
+	return out
 }
 
 // FuzzRoundTrip writes events holding arbitrary strings and numbers through
@@ -436,12 +473,18 @@ func TestDecodeHandWrittenLines(t *testing.T) {
 		`{"v":1,"type":"run_finished","at":"2026-09-23T12:39:21Z","summary":{"stats":{"tools_by_name":{"a":1,"b":null,"a":3},"errors":["x",null],"failures":null,"tokens":{"input":9007199254740993}},"started_at":"2026-09-23T14:39:21.5+02:00"}}`,
 		`{"v":1,"type":"tool_finished","at":"2026-09-23T12:39:21Z","ok":false,"extra":{"deep":[[[{"x":[true,false,null,1e5,-2.5E-3,"s"]}]]]}}`,
 		`{"type":"assistant_message","final":true,"text":"order does not matter","turn":3,"v":1,"at":"2026-09-23T12:39:21Z"}`,
+		`{"at":"2026-09-23T12:39:21Z","extra":"\nbefore \"type\", \\\" escaped","text":"\"a\"\n","type":"user_message","v":1}`,
 	} {
 		got, errs := decodeAll(t, strings.NewReader(line+"\n"))
 		require.Empty(t, errs, line)
 		require.Len(t, got, 1)
 		if d := cmpDiff(stdlibDecode(t, []byte(line)), got[0]); d != "" {
 			t.Errorf("%s (-encoding/json +Decoder):\n%s", line, d)
+		}
+		got, errs = decodeChunked(t, []byte(line+"\n"), 4)
+		require.Empty(t, errs, line)
+		if d := cmpDiff(stdlibDecode(t, []byte(line)), got[0]); d != "" {
+			t.Errorf("%s as a long line (-encoding/json +Decoder):\n%s", line, d)
 		}
 	}
 }
@@ -469,6 +512,12 @@ func TestDecodeRawStringsMatchEncodingJSON(t *testing.T) {
 		require.Empty(t, errs, "%q", line)
 		if d := cmpDiff(want, got[0]); d != "" {
 			t.Fatalf("%q (-encoding/json +Decoder):\n%s", line, d)
+		}
+		// As a long line: strings unescaped in place.
+		got, errs = decodeChunked(t, []byte(line+"\n"), 1+rnd.IntN(64))
+		require.Empty(t, errs, "%q", line)
+		if d := cmpDiff(want, got[0]); d != "" {
+			t.Fatalf("%q as a long line (-encoding/json +Decoder):\n%s", line, d)
 		}
 	}
 	assert.Greater(t, accepted, 4000)
@@ -503,6 +552,11 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		require.NoError(t, json.Unmarshal(line, want.Interface()), "encoding/json refuses what the Decoder accepted: %q", line)
 		if d := cmpDiff(want.Elem().Interface(), got[0]); d != "" {
 			t.Fatalf("%q (-encoding/json +Decoder):\n%s", line, d)
+		}
+		long, errs := decodeChunked(t, line, 8)
+		require.Empty(t, errs)
+		if d := cmpDiff(want.Elem().Interface(), long[0]); d != "" {
+			t.Fatalf("%q as a long line (-encoding/json +Decoder):\n%s", line, d)
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -33,6 +32,13 @@ type parser struct {
 	data    []byte
 	pos     int
 	scratch []byte
+	// share lets a long string without escapes share data's memory instead
+	// of copying it (see aliasMin); shared records that one did, so that
+	// the owner of data never writes over it again.
+	share, shared bool
+	// own tells that data is the parser's to write: string values are
+	// unescaped in place; edited records that one was.
+	own, edited bool
 	// present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.
 	present [maxCodecs]uint64
@@ -111,6 +117,19 @@ const (
 	msb = 0x8080808080808080
 )
 
+// specials flags, in the high bit of each byte of the eight-byte word w,
+// the bytes a JSON string may not hold as they are: below 0x20, a quote, a
+// backslash. A borrow can flag a byte only above one truly flagged, so the
+// lowest flag is exact.
+func specials(w uint64) uint64 {
+	q, b := w^(lsb*'"'), w^(lsb*'\\')
+	return (((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((b - lsb) &^ b)) & msb
+}
+
+// before masks the bytes of a word below the lowest byte flagged in m (a
+// result of specials).
+func before(m uint64) uint64 { return (m&-m)>>7 - 1 }
+
 // plainRun returns the index of the first byte at or after i that is not
 // plain, eight bytes at a time while it can, and whether the bytes it
 // passed over are all ASCII (when they are not, the caller checks UTF-8).
@@ -118,15 +137,11 @@ func plainRun(data []byte, i int) (int, bool) {
 	var hi uint64 // the bytes seen, or-ed: bit 7 set if any was not ASCII
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
-		hi |= w
-		// Each term sets the high bit of the bytes it looks for: below
-		// 0x20, a quote, a backslash. A borrow can flag a byte only above
-		// one truly flagged, so the lowest flag is exact.
-		q, b := w^(lsb*'"'), w^(lsb*'\\')
-		m := ((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((b - lsb) &^ b)
-		if m &= msb; m != 0 {
+		if m := specials(w); m != 0 {
+			hi |= w & before(m)
 			return i + bits.TrailingZeros64(m)/8, hi&msb == 0
 		}
+		hi |= w
 	}
 	for ; i < len(data) && plain[data[i]]; i++ {
 		hi |= uint64(data[i])
@@ -134,114 +149,168 @@ func plainRun(data []byte, i int) (int, bool) {
 	return i, hi&msb == 0
 }
 
+// unquote reads the string at p.pos (its opening quote) and returns its
+// value: a slice of the line when the string has no escapes, else of
+// p.scratch (inLine tells which); either is valid until the next call.
+// UTF-8 is not checked yet: ascii reports whether every raw byte was ASCII (escapes write valid
+// UTF-8, so only the raw bytes can be invalid).
+func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parseError) {
+	data := p.data
+	start := p.pos + 1
+	i, ascii := plainRun(data, start)
+	if i < len(data) && data[i] == '"' {
+		p.pos = i + 1
+		return data[start:i], ascii, true, nil
+	}
+	if inPlace {
+		b, ascii, err = p.unescapeInPlace(start, i, ascii)
+		return b, ascii, true, err
+	}
+	b, ascii, err = p.unescape(start, i, ascii)
+	return b, ascii, false, err
+}
+
+// unescapeInPlace is unescape for a line the parser owns: the value is
+// written over the string's own bytes in the line, which it never
+// outgrows (an escape is never shorter than what it stands for).
+func (p *parser) unescapeInPlace(start, i int, ascii bool) ([]byte, bool, *parseError) {
+	data := p.data
+	o := i
+	for {
+		if i >= len(data) {
+			p.pos = i
+			return nil, false, p.syntax("the end of the string")
+		}
+		switch c := data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			p.edited = true
+			return data[start:o], ascii, nil
+		case c == '\\':
+			// escape reads the whole escape before it writes, and writes
+			// at most 4 bytes for the 6 or more it reads.
+			b, next, err := p.escape(data[:o], i)
+			if err != nil {
+				return nil, false, err
+			}
+			o, i = len(b), next
+		case c < 0x20:
+			p.pos = i
+			return nil, false, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
+		}
+		j, runASCII := plainRun(data, i)
+		ascii = ascii && runASCII
+		o += copy(data[o:], data[i:j])
+		i = j
+	}
+}
+
+// unescape decodes the string that starts at data[start], whose bytes up to
+// data[i] are plain, into p.scratch, and moves p.pos past its closing
+// quote. The string's value is never longer than its bytes in the line, so
+// p.scratch is made once as long as the rest of the line plus a word: the
+// plain runs are then copied a word at a time, each word stored whole
+// before it is known how much of it is plain.
+func (p *parser) unescape(start, i int, ascii bool) ([]byte, bool, *parseError) {
+	data := p.data
+	need := len(data) - start + 8
+	if need > longChunk { // a long line: the string's own length, found first
+		at := p.pos
+		if _, err := p.skipString(); err != nil {
+			return nil, false, err
+		}
+		need, p.pos = p.pos-start+8, at
+	}
+	if cap(p.scratch) < need {
+		p.scratch = make([]byte, need)
+	}
+	out := p.scratch[:cap(p.scratch)]
+	o := copy(out, data[start:i])
+	var hi uint64 // the raw bytes copied, or-ed
+outer:
+	for {
+		if i >= len(data) {
+			p.pos = i
+			return nil, false, p.syntax("the end of the string")
+		}
+		switch c := data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			return out[:o], ascii && hi&msb == 0, nil
+		case c == '\\':
+			if i+1 < len(data) {
+				if r := simpleEscape[data[i+1]]; r != 0 {
+					out[o] = r
+					o++
+					i += 2
+					break
+				}
+			}
+			b, next, err := p.escape(out[:o], i) // appends at most 4 bytes: within the slack
+			if err != nil {
+				return nil, false, err
+			}
+			o, i = len(b), next
+		case c < 0x20:
+			p.pos = i
+			return nil, false, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
+		}
+		// The plain run after the escape, a word at a time.
+		for i+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[i:])
+			binary.LittleEndian.PutUint64(out[o:], w)
+			if m := specials(w); m != 0 {
+				hi |= w & before(m)
+				n := bits.TrailingZeros64(m) / 8
+				i += n
+				o += n
+				continue outer
+			}
+			hi |= w
+			i += 8
+			o += 8
+		}
+		for ; i < len(data) && plain[data[i]]; i++ {
+			hi |= uint64(data[i])
+			out[o] = data[i]
+			o++
+		}
+	}
+}
+
 // stringBytes parses a string at p.pos (a quote) and returns its contents,
 // unescaped, with invalid UTF-8 replaced by U+FFFD byte by byte, as
 // encoding/json does. The result aliases p.data or p.scratch: it is valid
 // until the next call.
 func (p *parser) stringBytes() ([]byte, *parseError) {
-	data := p.data
-	start := p.pos + 1
-	i, ascii := plainRun(data, start)
-	if i < len(data) && data[i] == '"' {
-		p.pos = i + 1
-		if s := data[start:i]; ascii || utf8.Valid(s) {
-			return s, nil
-		}
-		p.scratch = fixUTF8(append(p.scratch[:0], data[start:i]...))
-		return p.scratch, nil
+	b, ascii, _, err := p.unquote(false)
+	if err != nil || ascii || utf8.Valid(b) {
+		return b, err
 	}
-	buf, err := p.unescape(append(p.scratch[:0], data[start:i]...), i, ascii)
-	p.scratch = buf
-	return buf, err
+	return fixUTF8(b), nil
 }
 
-// str parses a string value into a new Go string. A string with escapes is
-// unescaped straight into the string's own memory: its closing quote is
-// found first, so that one allocation of the right size suffices.
+// aliasMin is the length from which a string value without escapes shares
+// the line's memory when the parser may share it: copying it would cost
+// more than the allocation a short string needs anyway.
+const aliasMin = 256
+
+// str parses a string value into a Go string: its own memory, or a slice
+// of the line (see share).
 func (p *parser) str() (string, *parseError) {
-	data := p.data
-	start := p.pos + 1
-	i, ascii := plainRun(data, start)
-	if i < len(data) && data[i] == '"' {
-		p.pos = i + 1
-		if s := data[start:i]; ascii || utf8.Valid(s) {
-			return string(s), nil
-		}
-		return string(fixUTF8(data[start:i])), nil
-	}
-	end := closingQuote(data, i)
-	if end < 0 {
-		_, err := p.unescape(p.scratch[:0], i, ascii) // reports where it breaks
-		return "", err
-	}
-	buf, err := p.unescape(append(make([]byte, 0, end-start), data[start:i]...), i, ascii)
+	b, ascii, inLine, err := p.unquote(p.own)
 	if err != nil {
 		return "", err
 	}
-	// buf is new, and nothing else refers to it or changes it.
-	return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
-}
-
-// closingQuote returns the index of the quote that ends the string whose
-// bytes continue at data[i], or -1.
-func closingQuote(data []byte, i int) int {
-	for {
-		q := bytes.IndexByte(data[i:], '"')
-		if q < 0 {
-			return -1
-		}
-		q += i
-		n := 0
-		for j := q - 1; j >= i && data[j] == '\\'; j-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q
-		}
-		i = q + 1
+	if !ascii && !utf8.Valid(b) {
+		b = fixUTF8(b) // new: nothing else refers to it
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
-}
-
-// unescape appends the rest of the string at data[i] to buf, up to its
-// closing quote, and moves p.pos past the quote. ascii tells whether the
-// raw bytes already in buf are all ASCII.
-func (p *parser) unescape(buf []byte, i int, ascii bool) ([]byte, *parseError) {
-	data := p.data
-	for {
-		if i >= len(data) {
-			p.pos = i
-			return buf, p.syntax("the end of the string")
-		}
-		switch c := data[i]; {
-		case c == '"':
-			p.pos = i + 1
-			// Escapes write valid UTF-8; only raw bytes can be invalid.
-			if !ascii && !utf8.Valid(buf) {
-				buf = fixUTF8(buf)
-			}
-			return buf, nil
-		case c == '\\':
-			if i+1 < len(data) {
-				if r := simpleEscape[data[i+1]]; r != 0 {
-					buf = append(buf, r)
-					i += 2
-					break
-				}
-			}
-			var err *parseError
-			if buf, i, err = p.escape(buf, i); err != nil {
-				return buf, err
-			}
-		case c < 0x20:
-			p.pos = i
-			return buf, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
-		default:
-			j, runASCII := plainRun(data, i+1)
-			ascii = ascii && runASCII && c < utf8.RuneSelf
-			buf = append(buf, data[i:j]...)
-			i = j
-		}
+	if p.share && inLine && len(b) >= aliasMin {
+		p.shared = true
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
+	return string(b), nil
 }
 
 // simpleEscape maps the byte after a backslash to what it stands for, for
@@ -487,9 +556,7 @@ func (p *parser) skipString() (escaped bool, err *parseError) {
 	data := p.data
 	i := p.pos + 1
 	for {
-		for i < len(data) && data[i] >= 0x20 && data[i] != '"' && data[i] != '\\' {
-			i++
-		}
+		i, _ = plainRun(data, i)
 		if i >= len(data) {
 			p.pos = i
 			return escaped, p.syntax("the end of the string")
