@@ -73,7 +73,18 @@ func (e *LineError) Unwrap() error { return e.Err }
 //
 // A Decoder is not safe for concurrent use. It buffers at most one line (up
 // to the limit of [WithMaxLineSize]) plus one read, so its memory does not
-// grow with the stream.
+// grow with the stream. A line longer than a MiB is read in chunks of a MiB
+// and joined once into memory of its exact size, so that decoding it peaks
+// at twice the line plus a chunk.
+//
+// A DTO's strings are never written over by a later Decode. Strings of 256
+// bytes or more that need no unescaping, and every string of 256 bytes or
+// more of a line longer than a MiB, share the memory the line was read
+// into instead of being copied: keeping such a string keeps that memory
+// (a read buffer of 64 KiB to 2 MiB, or the long line) alive. Use
+// strings.Clone for a
+// long string kept much longer than its neighbours. Shorter strings have
+// memory of their own.
 type Decoder struct {
 	r   io.Reader
 	max int

@@ -609,9 +609,19 @@ func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
 				return s.Recomputed(), err
 			}
 		}
-		s.Add(dto, err, dec.Raw())
+		s.Add(dto, err, finishedRaw(dec, dto))
 	}
 	return s.Recomputed(), nil
+}
+
+// finishedRaw is the line's Raw when the Summarizer reads it: for
+// run_finished. Not asking for the others spares the copy Raw makes of a
+// long line whose strings were unescaped in place.
+func finishedRaw(dec *Decoder, dto any) []byte {
+	if _, ok := dto.(RunFinishedDTO); ok {
+		return dec.Raw()
+	}
+	return nil
 }
 
 // Summarizer rebuilds a run's summary from its lines as they arrive, as

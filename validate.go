@@ -149,7 +149,7 @@ func (v *validator) line(dec *Decoder, dto any) {
 			v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
 		}
 	}
-	v.sum.Add(dto, nil, dec.Raw())
+	v.sum.Add(dto, nil, finishedRaw(dec, dto))
 }
 
 // toolFinished: a tool_finished follows the tool_started of its op_id, or

@@ -233,7 +233,11 @@ func Rows(r io.Reader, opts ...Option) iter.Seq2[any, error] {
 					break
 				}
 			}
-			for _, row := range f.add(dto, err, dec.Raw()) {
+			var raw []byte // the Summarizer reads only run_finished's
+			if _, ok := dto.(stream.RunFinishedDTO); ok {
+				raw = dec.Raw()
+			}
+			for _, row := range f.add(dto, err, raw) {
 				if !yield(row, nil) {
 					return
 				}
