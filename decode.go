@@ -82,9 +82,8 @@ func (e *LineError) Unwrap() error { return e.Err }
 // more of a line longer than a MiB, share the memory the line was read
 // into instead of being copied: keeping such a string keeps that memory
 // (a read buffer of 64 KiB to 2 MiB, or the long line) alive. Use
-// strings.Clone for a
-// long string kept much longer than its neighbours. Shorter strings have
-// memory of their own.
+// strings.Clone for a long string kept much longer than its neighbours.
+// Shorter strings have memory of their own.
 type Decoder struct {
 	r   io.Reader
 	max int
