@@ -8,7 +8,6 @@ import (
 	"math/bits"
 	"reflect"
 	"strconv"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -658,8 +657,8 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 		if err != nil {
 			return err
 		}
-		var t time.Time
-		if terr := t.UnmarshalText(b); terr != nil {
+		t, ok := parseUTC(b)
+		if !ok && t.UnmarshalText(b) != nil {
 			return &parseError{pos: start, field: f.name,
 				err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, b)}
 		}
