@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // LineError is a line the [Decoder] could not decode. The Decoder goes on
@@ -389,7 +390,8 @@ type lineState struct {
 	at                   time.Time
 	k                    *kind // nil until a known type is read
 	dv                   reflect.Value
-	fault                *parseError // the first wrong-typed field or bad time
+	base                 unsafe.Pointer // dv's address
+	fault                *parseError    // the first wrong-typed field or bad time
 }
 
 // decodeLine decodes one non-blank line: its members, then the members
@@ -429,10 +431,7 @@ func (d *Decoder) decodeMembers() (any, error) {
 		}
 		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: raw}, nil
 	}
-	h := ls.dv.Field(0) // the embedded header; its exported fields are settable
-	h.Field(0).SetInt(ls.v)
-	h.Field(1).SetString(ls.k.typ)
-	h.Field(2).Set(reflect.ValueOf(ls.at))
+	*(*header)(ls.base) = header{V: int(ls.v), Type: ls.k.typ, At: ls.at} // every DTO starts with it
 	return ls.dv.Interface(), nil
 }
 
@@ -517,6 +516,7 @@ func (d *Decoder) member(key []byte, keyPos int) *parseError {
 		if err == nil {
 			if ls.k = kindByType[ls.typ]; ls.k != nil {
 				ls.dv = d.dto(ls.k)
+				ls.base = ls.dv.Addr().UnsafePointer()
 			}
 		}
 		return err
@@ -527,7 +527,7 @@ func (d *Decoder) member(key []byte, keyPos int) *parseError {
 	}
 	switch {
 	case ls.k != nil:
-		return d.field(ls.k.codec, string(key), ls.dv)
+		return d.field(ls.k.codec, key, ls.base)
 	case !ls.hasType: // before the type: decoded once it is known
 		pf := pendingField{key: keyPos, val: valPos}
 		var err *parseError
@@ -555,13 +555,13 @@ func (d *Decoder) fillPending() *parseError {
 	for _, pf := range d.pending {
 		p.pos = pf.key
 		key, _ := p.stringBytes() // checked in the first pass
-		if i, ok := c.byName[string(key)]; ok && pf.isStr && c.fields[i].kind == kindString {
+		if i, ok := c.find(key); ok && pf.isStr && c.fields[i].kind == kindString {
 			p.present[c.id] |= 1 << i
-			fieldOf(ls.dv, c.fields[i].index).SetString(pf.str)
+			*(*string)(unsafe.Add(ls.base, c.fields[i].offset)) = pf.str
 			continue
 		}
 		p.pos = pf.val
-		if err := ls.keep(d.field(c, string(key), ls.dv)); err != nil {
+		if err := ls.keep(d.field(c, key, ls.base)); err != nil {
 			return err
 		}
 	}
@@ -604,15 +604,15 @@ func (d *Decoder) dto(k *kind) reflect.Value {
 
 // field decodes the value at p.pos into the DTO field named key, or skips it
 // when the DTO has no such field.
-func (d *Decoder) field(c *structCodec, key string, dv reflect.Value) *parseError {
+func (d *Decoder) field(c *structCodec, key []byte, base unsafe.Pointer) *parseError {
 	p := &d.p
-	i, ok := c.byName[key]
+	i, ok := c.find(key)
 	if !ok {
 		return p.skip(1)
 	}
 	f := &c.fields[i]
 	p.present[c.id] |= 1 << i
-	if err := p.value(f, fieldOf(dv, f.index), 1); err != nil {
+	if err := p.value(f, unsafe.Add(base, f.offset), 1); err != nil {
 		return withField(err, f.name)
 	}
 	return nil

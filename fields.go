@@ -43,6 +43,7 @@ type field struct {
 	identity  bool         // tagged stream:"id": required even in compatible mode
 	bits      int          // size of an integer field
 	sub       *structCodec // fields of a nested struct
+	offset    uintptr      // where the field is in its top struct, for the parser
 }
 
 type structCodec struct {
@@ -50,6 +51,21 @@ type structCodec struct {
 	typ    reflect.Type
 	fields []field
 	byName map[string]int
+	// byLen lists, for each key length, the fields whose name has it: the
+	// parser finds a key among one or two names instead of hashing it.
+	byLen [32][]uint8
+}
+
+// find returns the index of the field named key.
+func (c *structCodec) find(key []byte) (int, bool) {
+	if len(key) < len(c.byLen) {
+		for _, i := range c.byLen[len(key)] {
+			if string(key) == c.fields[i].name {
+				return int(i), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // codecs counts the codecs built, which gives each its id; every codec is
@@ -70,19 +86,23 @@ func codecFor(t reflect.Type) *structCodec {
 	if c.id >= maxCodecs || t.NumField() > 64 {
 		panic("stream: too many DTO codecs or fields for the presence bits")
 	}
-	c.addFields(t, nil)
+	c.addFields(t, nil, 0)
 	for i, f := range c.fields {
 		c.byName[f.name] = i
+		if len(f.name) >= len(c.byLen) {
+			panic("stream: a DTO field name longer than the key table")
+		}
+		c.byLen[len(f.name)] = append(c.byLen[len(f.name)], uint8(i))
 	}
 	return c
 }
 
-func (c *structCodec) addFields(t reflect.Type, prefix []int) {
+func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		index := append(slices.Clone(prefix), i)
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			c.addFields(sf.Type, index)
+			c.addFields(sf.Type, index, base+sf.Offset)
 			continue
 		}
 		tag, ok := sf.Tag.Lookup("json")
@@ -91,7 +111,7 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int) {
 		}
 		name, opts, _ := strings.Cut(tag, ",")
 		f := field{name: name, key: `"` + name + `":`, index: index, omitEmpty: opts == "omitempty",
-			identity: sf.Tag.Get("stream") == "id"}
+			identity: sf.Tag.Get("stream") == "id", offset: base + sf.Offset}
 		switch {
 		case sf.Type == timeType:
 			f.kind = kindTime
@@ -99,6 +119,9 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int) {
 			f.kind = kindString
 		case sf.Type.Kind() == reflect.Int || sf.Type.Kind() == reflect.Int64:
 			f.kind, f.bits = kindInt, sf.Type.Bits()
+			if f.bits != 32 && f.bits != 64 {
+				panic("stream: unsupported integer size in " + t.String() + "." + sf.Name)
+			}
 		case sf.Type.Kind() == reflect.Bool:
 			f.kind = kindBool
 		case sf.Type.Kind() == reflect.Struct:

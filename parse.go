@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-	"reflect"
 	"strconv"
+	"time"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -594,10 +594,11 @@ func (p *parser) jsonKind() string {
 	return "number"
 }
 
-// value decodes the value at p.pos into fv, a field of kind f. A value of
-// the wrong type is skipped and reported as an ErrFieldType fault after it
-// has been checked for syntax, so that the caller can go on.
-func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
+// value decodes the value at p.pos into the field f at fp, which points to a
+// value of the field's Go type (the field table checked it). A value of the
+// wrong type is skipped and reported as an ErrFieldType fault after it has
+// been checked for syntax, so that the caller can go on.
+func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 	start := p.pos
 	c := p.peek()
 	if c == 'n' {
@@ -605,8 +606,10 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 			return err
 		}
 		switch f.kind {
-		case kindMapInt, kindStrings:
-			fv.SetZero()
+		case kindMapInt:
+			*(*map[string]int)(fp) = nil
+		case kindStrings:
+			*(*[]string)(fp) = nil
 		}
 		return nil
 	}
@@ -620,7 +623,7 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 		if err != nil {
 			return err
 		}
-		fv.SetString(s)
+		*(*string)(fp) = s
 		return nil
 	case kindInt:
 		if c != '-' && (c < '0' || c > '9') {
@@ -638,15 +641,19 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 			return &parseError{pos: start, field: f.name,
 				err: fmt.Errorf("%w: %s is not a %d-bit integer", ErrFieldType, span, f.bits)}
 		}
-		fv.SetInt(n)
+		if f.bits == 32 {
+			*(*int32)(fp) = int32(n)
+		} else {
+			*(*int64)(fp) = n
+		}
 		return nil
 	case kindBool:
 		switch c {
 		case 't':
-			fv.SetBool(true)
+			*(*bool)(fp) = true
 			return p.literal("true")
 		case 'f':
-			fv.SetBool(false)
+			*(*bool)(fp) = false
 			return p.literal("false")
 		}
 	case kindTime:
@@ -662,23 +669,23 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 			return &parseError{pos: start, field: f.name,
 				err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, b)}
 		}
-		fv.Set(reflect.ValueOf(t))
+		*(*time.Time)(fp) = t
 		return nil
 	case kindStruct:
 		if c != '{' {
 			break
 		}
-		return p.object(f.sub, fv, depth+1)
+		return p.object(f.sub, fp, depth+1)
 	case kindMapInt:
 		if c != '{' {
 			break
 		}
-		return p.mapInt(f, fv, depth+1)
+		return p.mapInt((*map[string]int)(fp), depth+1)
 	case kindStrings:
 		if c != '[' {
 			break
 		}
-		return p.strings(f, fv, depth+1)
+		return p.strings((*[]string)(fp), depth+1)
 	}
 	fault = &parseError{pos: start, field: f.name,
 		err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, kindNames[f.kind], p.jsonKind())}
@@ -688,9 +695,9 @@ func (p *parser) value(f *field, fv reflect.Value, depth int) *parseError {
 	return fault
 }
 
-// object decodes an object into v, a struct of c's type. Unknown keys are
-// skipped; a field fault is kept and returned after the object was read.
-func (p *parser) object(c *structCodec, v reflect.Value, depth int) *parseError {
+// object decodes an object into the struct of c's type at v. Unknown keys
+// are skipped; a field fault is kept and returned after the object was read.
+func (p *parser) object(c *structCodec, v unsafe.Pointer, depth int) *parseError {
 	if depth > maxDepth {
 		return p.fail(ErrSyntax, "nesting deeper than %d", maxDepth)
 	}
@@ -708,14 +715,14 @@ func (p *parser) object(c *structCodec, v reflect.Value, depth int) *parseError 
 		if err != nil {
 			return err
 		}
-		i, known := c.byName[string(key)]
+		i, known := c.find(key)
 		if err := p.expect(':', "':'"); err != nil {
 			return err
 		}
 		if known {
 			f := &c.fields[i]
 			p.present[c.id] |= 1 << i
-			if err := p.value(f, fieldOf(v, f.index), depth); err != nil {
+			if err := p.value(f, unsafe.Add(v, f.offset), depth); err != nil {
 				if !errors.Is(err.err, ErrFieldType) && !errors.Is(err.err, ErrBadTime) {
 					return err
 				}
@@ -746,12 +753,12 @@ func withField(e *parseError, name string) *parseError {
 	return e
 }
 
-func (p *parser) mapInt(f *field, fv reflect.Value, depth int) *parseError {
+func (p *parser) mapInt(mp *map[string]int, depth int) *parseError {
 	p.pos++ // '{'
-	m := fv.Interface().(map[string]int)
+	m := *mp
 	if m == nil {
 		m = map[string]int{}
-		fv.Set(reflect.ValueOf(m))
+		*mp = m
 	}
 	if p.peek() == '}' {
 		p.pos++
@@ -769,14 +776,14 @@ func (p *parser) mapInt(f *field, fv reflect.Value, depth int) *parseError {
 		if err := p.expect(':', "':'"); err != nil {
 			return err
 		}
-		var n reflect.Value = reflect.New(reflect.TypeFor[int]()).Elem()
-		if err := p.value(&field{name: k, kind: kindInt, bits: strconv.IntSize}, n, depth); err != nil {
+		var n int
+		if err := p.value(&field{name: k, kind: kindInt, bits: strconv.IntSize}, unsafe.Pointer(&n), depth); err != nil {
 			if !errors.Is(err.err, ErrFieldType) {
 				return err
 			}
 			fault = cmp.Or(fault, err)
 		} else {
-			m[k] = int(n.Int())
+			m[k] = n
 		}
 		switch p.peek() {
 		case ',':
@@ -790,13 +797,13 @@ func (p *parser) mapInt(f *field, fv reflect.Value, depth int) *parseError {
 	}
 }
 
-func (p *parser) strings(f *field, fv reflect.Value, depth int) *parseError {
+func (p *parser) strings(sp *[]string, depth int) *parseError {
 	p.pos++ // '['
 	out := []string{}
 	var fault *parseError
 	if p.peek() == ']' {
 		p.pos++
-		fv.Set(reflect.ValueOf(out))
+		*sp = out
 		return nil
 	}
 	for {
@@ -827,7 +834,7 @@ func (p *parser) strings(f *field, fv reflect.Value, depth int) *parseError {
 		case ']':
 			p.pos++
 			if fault == nil {
-				fv.Set(reflect.ValueOf(out))
+				*sp = out
 			}
 			return fault
 		default:

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"unsafe"
 )
 
 // WriteSummaryFile writes s to path as summary.json: 2-space indented JSON
@@ -132,11 +133,10 @@ func ReadSummaryFile(path string) (SummaryDTO, error) {
 // unmarshalSummary decodes one summary object with the stream's parser.
 func unmarshalSummary(data []byte, s *SummaryDTO) error {
 	p := parser{data: data}
-	v := reflect.ValueOf(s).Elem()
 	err := p.expect('{', "'{'")
 	if err == nil {
 		p.pos--
-		err = p.object(summaryCodec, v, 1)
+		err = p.object(summaryCodec, unsafe.Pointer(s), 1)
 	}
 	if err == nil && p.peek() != 0 {
 		err = p.syntax("the end of the file")
