@@ -283,7 +283,7 @@ outer:
 // until the next call.
 func (p *parser) stringBytes() ([]byte, *parseError) {
 	b, ascii, _, err := p.unquote(false)
-	if err != nil || ascii || utf8.Valid(b) {
+	if err != nil || ascii || validUTF8(b) {
 		return b, err
 	}
 	return fixUTF8(b), nil
@@ -301,7 +301,7 @@ func (p *parser) str() (string, *parseError) {
 	if err != nil {
 		return "", err
 	}
-	if !ascii && !utf8.Valid(b) {
+	if !ascii && !validUTF8(b) {
 		b = fixUTF8(b) // new: nothing else refers to it
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
@@ -315,6 +315,53 @@ func (p *parser) str() (string, *parseError) {
 // simpleEscape maps the byte after a backslash to what it stands for, for
 // the one-character escapes.
 var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// validUTF8 is utf8.Valid, eight bytes at a time. In each word it marks
+// the bytes that lead a multi-byte sequence and the continuation bytes; the
+// bytes the leads require to be continuations (carried into the next word
+// when a sequence crosses it) must be exactly the continuation bytes.
+// Leads whose second byte has a narrower range (E0, ED, F0, F4) and bytes
+// that never lead one (C0, C1, F5–FF) send the text to utf8.Valid.
+func validUTF8(p []byte) bool {
+	var carry, bad uint64
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		w := binary.LittleEndian.Uint64(p[i:])
+		hi := w & msb
+		if hi|carry == 0 {
+			continue
+		}
+		b6, b5, b4 := w<<1&msb, w<<2&msb, w<<3&msb
+		cont := hi &^ b6
+		lead := hi & b6
+		lead3 := lead & b5 // 111xxxxx
+		lead4 := lead3 & b4
+		need := lead<<8 | lead3<<16 | lead4<<24 | carry
+		carry = lead>>56 | lead3>>48 | lead4>>40
+		bad |= need ^ cont
+		if lead != 0 {
+			// The low nibble of each byte, compared with 0, 1, 4 and D.
+			nib := w & (lsb * 0x0f)
+			is := func(v uint64) uint64 { return ^((nib ^ lsb*v) + lsb*0x7f) & msb }
+			odd := lead&^b5&(is(0)|is(1)) | // C0, C1
+				lead3&^b4&(is(0)|is(0xd)) | // E0, ED
+				lead4&(is(0)|(nib+lsb*0x7c)&msb) // F0, F4 to FF
+			if odd != 0 {
+				return utf8.Valid(p)
+			}
+		}
+	}
+	if bad != 0 {
+		return false
+	}
+	// The last bytes, and a sequence the last word left open.
+	for j := i - 1; j >= max(i-3, 0) && carry != 0; j-- {
+		if p[j] >= 0xc0 {
+			return utf8.Valid(p[j:])
+		}
+	}
+	return utf8.Valid(p[i:])
+}
 
 // fixUTF8 replaces each byte that is not part of a valid UTF-8 sequence
 // with U+FFFD.

@@ -2,7 +2,9 @@ package stream
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -33,5 +35,59 @@ func TestPlainRunMatchesByteByByte(t *testing.T) {
 		if ascii {
 			require.True(t, wantASCII, "ASCII is reported only when it is: %q from %d", data, start)
 		}
+	}
+}
+
+// validUTF8 says what utf8.Valid says, on random mixes of every kind of
+// byte sequence, valid and not, at every alignment.
+func TestValidUTF8MatchesUTF8Valid(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{"a", "abcdefgh", "é", "€", "😀", "\u07ff", "\u0800", "\uffff", "\U00010000", "\U0010ffff", "\u0900", "\ud7ff",
+		"\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xed\x9f\xbf", "\xf0\x8f\xbf\xbf",
+		"\xf4\x90\x80\x80", "\xf4\x8f\xbf\xbf", "\xf5\x80\x80\x80", "\xf8\x80\x80\x80\x80", "\xff", "\x80", "\xbf", "\xc3", "\xe2\x82", "\xf0\x9f\x98", "\x7f"}
+	// Without the leads that send the text to utf8.Valid, every verdict
+	// but the last bytes' is the word loop's own.
+	common := []string{"a", "abcdefgh", "é", "€", "速", "\u07ff", "\uffff", "\U00040000", "\x80", "\xbf", "\xc3", "\xe2\x82", "\xf1\x80\x80"}
+	for _, set := range [][]string{pieces, common} {
+		valid := 0
+		for range 100000 {
+			var b []byte
+			for range rnd.IntN(16) {
+				b = append(b, set[rnd.IntN(len(set))]...)
+			}
+			want := utf8.Valid(b)
+			require.Equal(t, want, validUTF8(b), "%q", b)
+			if want {
+				valid++
+			}
+		}
+		require.Greater(t, valid, 1000)
+	}
+}
+
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte("naïve façon, 速い読み取り, ελέγχει"))
+	f.Add([]byte("\xed\xa0\x80 \xf4\x90\x80\x80 \U0001f600\U0001f600"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		require.Equal(t, utf8.Valid(b), validUTF8(b), "%q", b)
+	})
+}
+
+// BenchmarkValidUTF8 compares validUTF8 with utf8.Valid on prose where
+// ASCII and other characters alternate, as the corpora's non-ASCII text.
+func BenchmarkValidUTF8(b *testing.B) {
+	prose := []byte(strings.Repeat("Le décodeur lit chaque ligne une fois — naïve façon, 速い読み取り, ελέγχει τα πεδία. ", 500))
+	for _, v := range []struct {
+		name  string
+		valid func([]byte) bool
+	}{{"utf8.Valid", utf8.Valid}, {"validUTF8", validUTF8}} {
+		b.Run(v.name, func(b *testing.B) {
+			b.SetBytes(int64(len(prose)))
+			for b.Loop() {
+				if !v.valid(prose) {
+					b.Fatal("invalid")
+				}
+			}
+		})
 	}
 }
