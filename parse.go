@@ -161,73 +161,39 @@ func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parse
 		p.pos = i + 1
 		return data[start:i], ascii, true, nil
 	}
-	if inPlace {
-		b, ascii, err = p.unescapeInPlace(start, i, ascii)
-		return b, ascii, true, err
-	}
-	b, ascii, err = p.unescape(start, i, ascii)
-	return b, ascii, false, err
-}
-
-// unescapeInPlace is unescape for a line the parser owns: the value is
-// written over the string's own bytes in the line, which it never
-// outgrows (an escape is never shorter than what it stands for).
-func (p *parser) unescapeInPlace(start, i int, ascii bool) ([]byte, bool, *parseError) {
-	data := p.data
-	o := i
-	for {
-		if i >= len(data) {
-			p.pos = i
-			return nil, false, p.syntax("the end of the string")
-		}
-		switch c := data[i]; {
-		case c == '"':
-			p.pos = i + 1
-			p.edited = true
-			return data[start:o], ascii, nil
-		case c == '\\':
-			// escape reads the whole escape before it writes, and writes
-			// at most 4 bytes for the 6 or more it reads.
-			b, next, err := p.escape(data[:o], i)
-			if err != nil {
-				return nil, false, err
-			}
-			o, i = len(b), next
-		case c < 0x20:
-			p.pos = i
-			return nil, false, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
-		}
-		j, runASCII := plainRun(data, i)
-		ascii = ascii && runASCII
-		o += copy(data[o:], data[i:j])
-		i = j
-	}
+	b, ascii, err = p.unescape(start, i, ascii, inPlace)
+	return b, ascii, inPlace, err
 }
 
 // unescape decodes the string that starts at data[start], whose bytes up to
-// data[i] are plain, into p.scratch, and moves p.pos past its closing
-// quote. The string's value is never longer than its bytes in the line, so
-// p.scratch is made once as long as the rest of the line plus a word: the
-// plain runs are then copied a word at a time, each word stored whole
-// before it is known how much of it is plain.
-func (p *parser) unescape(start, i int, ascii bool) ([]byte, bool, *parseError) {
+// data[i] are plain, and moves p.pos past its closing quote. It writes the
+// value into p.scratch, or, in place, over the string's own bytes in the
+// line (which the value never outgrows: an escape is never shorter than
+// what it stands for). p.scratch is made once as long as the rest of the
+// line plus a word, so that plain runs are copied a word at a time, each
+// word stored whole before it is known how much of it is plain; in place,
+// a word is stored so only once the value is eight bytes behind its source.
+func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *parseError) {
 	data := p.data
-	need := len(data) - start + 8
-	if need > longChunk { // a long line: the string's own length, found first
-		at := p.pos
-		if _, err := p.skipString(); err != nil {
-			return nil, false, err
+	out, o := data, i
+	if !inPlace {
+		need := len(data) - start + 8
+		if need > longChunk { // a long line: the string's own length, found first
+			at := p.pos
+			if _, err := p.skipString(); err != nil {
+				return nil, false, err
+			}
+			need, p.pos = p.pos-start+8, at
 		}
-		need, p.pos = p.pos-start+8, at
+		if cap(p.scratch) < need {
+			p.scratch = make([]byte, need)
+		}
+		out = p.scratch[:cap(p.scratch)]
+		o = copy(out, data[start:i])
 	}
-	if cap(p.scratch) < need {
-		p.scratch = make([]byte, need)
-	}
-	out := p.scratch[:cap(p.scratch)]
-	o := copy(out, data[start:i])
 	var hi uint64 // the raw bytes copied, or-ed
-outer:
 	for {
+		// At a byte that is not plain, or the end.
 		if i >= len(data) {
 			p.pos = i
 			return nil, false, p.syntax("the end of the string")
@@ -235,44 +201,62 @@ outer:
 		switch c := data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			return out[:o], ascii && hi&msb == 0, nil
+			ascii = ascii && hi&msb == 0
+			if inPlace {
+				p.edited = true
+				return data[start:o], ascii, nil
+			}
+			return out[:o], ascii, nil
 		case c == '\\':
-			if i+1 < len(data) {
-				if r := simpleEscape[data[i+1]]; r != 0 {
-					out[o] = r
-					o++
-					i += 2
+			for i+1 < len(data) && data[i] == '\\' { // runs of escapes, as JSON in JSON has
+				r := simpleEscape[data[i+1]]
+				if r == 0 {
 					break
 				}
+				out[o] = r
+				o++
+				i += 2
 			}
-			b, next, err := p.escape(out[:o], i) // appends at most 4 bytes: within the slack
-			if err != nil {
-				return nil, false, err
+			if i < len(data) && data[i] == '\\' {
+				// escape reads the whole escape before it writes, and
+				// writes at most 4 bytes for the 6 or more it reads.
+				b, next, err := p.escape(out[:o], i)
+				if err != nil {
+					return nil, false, err
+				}
+				o, i = len(b), next
 			}
-			o, i = len(b), next
+			continue
 		case c < 0x20:
 			p.pos = i
 			return nil, false, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
 		}
-		// The plain run after the escape, a word at a time.
+		// A plain run, a word at a time.
 		for i+8 <= len(data) {
 			w := binary.LittleEndian.Uint64(data[i:])
-			binary.LittleEndian.PutUint64(out[o:], w)
-			if m := specials(w); m != 0 {
-				hi |= w & before(m)
-				n := bits.TrailingZeros64(m) / 8
-				i += n
-				o += n
-				continue outer
+			m := specials(w)
+			n := 8
+			if m != 0 {
+				n = bits.TrailingZeros64(m) / 8
 			}
-			hi |= w
-			i += 8
-			o += 8
+			hi |= w & before(m)
+			if !inPlace || i-o >= 8 {
+				binary.LittleEndian.PutUint64(out[o:], w)
+			} else {
+				copy(out[o:o+n], data[i:i+n])
+			}
+			i += n
+			o += n
+			if n < 8 {
+				break
+			}
 		}
-		for ; i < len(data) && plain[data[i]]; i++ {
-			hi |= uint64(data[i])
-			out[o] = data[i]
-			o++
+		if i+8 > len(data) {
+			for ; i < len(data) && plain[data[i]]; i++ {
+				hi |= uint64(data[i])
+				out[o] = data[i]
+				o++
+			}
 		}
 	}
 }
