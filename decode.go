@@ -72,19 +72,18 @@ func (e *LineError) Unwrap() error { return e.Err }
 // duplicate keys wins), except that keys match exactly, not ignoring case,
 // and that v, type and at are required.
 //
-// A Decoder is not safe for concurrent use. It buffers at most one line (up
-// to the limit of [WithMaxLineSize]) plus one read, so its memory does not
-// grow with the stream. A line longer than a MiB is read in chunks of a MiB
-// and joined once into memory of its exact size, so that decoding it peaks
-// at twice the line plus a chunk.
+// A Decoder is not safe for concurrent use. It reads 64 KiB at a time, and
+// holds at most one line (up to the limit of [WithMaxLineSize]) plus one
+// read and 4 MiB of spare chunks, so its memory does not grow with the
+// stream. A line longer than 64 KiB is read in chunks and joined once into
+// memory of its exact size, which its DTO then owns: decoding it peaks at
+// twice the line plus a chunk.
 //
-// A DTO's strings are never written over by a later Decode. Strings of 256
-// bytes or more that need no unescaping, and every string of 256 bytes or
-// more of a line longer than a MiB, share the memory the line was read
-// into instead of being copied: keeping such a string keeps that memory
-// (a read buffer of 64 KiB to 2 MiB, or the long line) alive. Use
-// strings.Clone for a long string kept much longer than its neighbours.
-// Shorter strings have memory of their own.
+// A DTO's strings are never written over by a later Decode. The strings of
+// 256 bytes or more of a line longer than 64 KiB are that line's memory
+// (unescaped in place), so keeping one keeps the line alive: use
+// strings.Clone for one kept much longer than the rest of its line. Every
+// other string has memory of its own.
 type Decoder struct {
 	r   io.Reader
 	max int
@@ -94,7 +93,7 @@ type Decoder struct {
 	scanned    int      // bytes of buf[start:end] known to hold no '\n'
 	base       int64    // stream offset of buf[0]
 	rerr       error    // the reader's error, io.EOF included; sticky
-	pinned     bool     // decoded strings share buf: it is not written over
+	spare      [][]byte // chunks of an earlier long line, to read into again
 	chunk      int      // longChunk; smaller in tests
 	chunks     [][]byte // the start of a line longer than a chunk, as read
 	long       int      // the bytes in chunks
@@ -128,7 +127,6 @@ type pendingField struct {
 // [WithMaxLineSize].
 func NewDecoder(r io.Reader, opts ...Option) *Decoder {
 	d := &Decoder{r: r, max: newOptions(opts).maxLine, chunk: longChunk}
-	d.p.share = true
 	d.scratch = make([]reflect.Value, len(kinds))
 	return d
 }
@@ -228,6 +226,10 @@ func isBlank(line []byte) bool {
 // next returns the next line without its ending; a last line without a
 // newline is returned too (atEOF then reports true).
 func (d *Decoder) next() ([]byte, error) {
+	if n := len(d.rawParts); n > 0 { // the chunks, not the buffer the line ended in
+		keep := min(n-1, maxSpare-len(d.spare))
+		d.spare = append(d.spare, d.rawParts[:keep]...)
+	}
 	d.raw, d.rawParts, d.p.own, d.p.edited = nil, nil, false, false
 	for {
 		if i := bytes.IndexByte(d.buf[d.start+d.scanned:d.end], '\n'); i >= 0 {
@@ -287,16 +289,12 @@ func (d *Decoder) atEOF() bool {
 	return d.rerr != nil && d.start == d.end && (d.end == 0 || d.buf[d.end-1] != '\n')
 }
 
-// fill reads more bytes, compacting or growing the buffer first. Bytes a
-// decoded string still shares (d.pinned) are never written over: the
-// buffer is then replaced, not compacted.
+// fill reads more bytes, compacting or growing the buffer first.
 func (d *Decoder) fill() {
 	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
-		dst := d.writable(d.end - d.start)
 		d.base += int64(d.start)
-		d.end = copy(dst, d.buf[d.start:d.end])
+		d.end = copy(d.buf, d.buf[d.start:d.end])
 		d.start = 0
-		d.buf = dst
 	}
 	if d.end == len(d.buf) && len(d.buf) >= d.chunk && d.start == 0 {
 		// The line is longer than a chunk: it is read in chunks, then
@@ -304,8 +302,8 @@ func (d *Decoder) fill() {
 		d.chunks = append(d.chunks, d.buf[:d.end])
 		d.long += d.end
 		d.base += int64(d.end)
-		d.buf = make([]byte, d.chunk)
-		d.start, d.end, d.scanned, d.pinned = 0, 0, 0, false
+		d.buf = d.newChunk()
+		d.start, d.end, d.scanned = 0, 0, 0
 	}
 	if d.end == len(d.buf) {
 		size := max(d.minBuf(), 2*len(d.buf))
@@ -319,7 +317,6 @@ func (d *Decoder) fill() {
 		d.end -= d.start
 		d.start = 0
 		d.buf = nb
-		d.pinned = false
 	}
 	for tries := 0; tries < 100; tries++ {
 		n, err := d.r.Read(d.buf[d.end:])
@@ -339,14 +336,20 @@ func (d *Decoder) fill() {
 // a longer line is read in chunks of this size.
 const longChunk = 64 << 10
 
-// writable returns a buffer to move n unread bytes into and read after
-// them: the current one, or a new one when strings share it.
-func (d *Decoder) writable(n int) []byte {
-	if !d.pinned {
-		return d.buf
+// maxSpare bounds the chunks kept for the next long line (4 MiB).
+const maxSpare = 64
+
+// newChunk returns a chunk to read a long line into: a spare one, or new.
+func (d *Decoder) newChunk() []byte {
+	for len(d.spare) > 0 {
+		c := d.spare[len(d.spare)-1]
+		d.spare[len(d.spare)-1] = nil
+		d.spare = d.spare[:len(d.spare)-1]
+		if cap(c) == d.chunk {
+			return c[:cap(c)]
+		}
 	}
-	d.pinned = false
-	return make([]byte, max(d.minBuf(), 2*n))
+	return make([]byte, d.chunk)
 }
 
 // minBuf is the buffer's first size.
@@ -359,7 +362,6 @@ func (d *Decoder) skipLong() error {
 	d.lineOff = d.base + int64(d.start) - int64(d.long)
 	size := int64(d.long + d.end - d.start)
 	d.chunks, d.long = nil, 0
-	d.buf = d.writable(0)
 	for {
 		d.base += int64(d.end)
 		d.start, d.end = 0, 0
@@ -403,11 +405,7 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 	*ls = lineState{line: line}
 	d.pending = d.pending[:0]
 	clear(p.present[:codecs])
-	dto, err := d.decodeMembers()
-	if p.shared { // strings of the line share the buffer
-		d.pinned, p.shared = true, false
-	}
-	return dto, err
+	return d.decodeMembers()
 }
 
 func (d *Decoder) decodeMembers() (any, error) {
@@ -512,12 +510,10 @@ func (d *Decoder) member(key []byte, keyPos int) *parseError {
 			return cmp.Or(p.skip(1), err)
 		}
 		ls.hasType = true
-		err := d.header(nil, &ls.typ, nil)
-		if err == nil {
-			if ls.k = kindByType[ls.typ]; ls.k != nil {
-				ls.dv = d.dto(ls.k)
-				ls.base = ls.dv.Addr().UnsafePointer()
-			}
+		err := d.header(nil, &ls.typ, nil) // sets ls.k for a known type
+		if ls.k != nil {
+			ls.dv = d.dto(ls.k)
+			ls.base = ls.dv.Addr().UnsafePointer()
 		}
 		return err
 	case "at":
@@ -674,7 +670,7 @@ func (d *Decoder) header(v *int64, typ *string, at *time.Time) *parseError {
 			return err
 		}
 		if k, ok := kindByType[string(b)]; ok {
-			*typ = k.typ
+			*typ, d.ls.k = k.typ, k
 		} else {
 			*typ = string(b)
 		}

@@ -31,12 +31,9 @@ type parser struct {
 	data    []byte
 	pos     int
 	scratch []byte
-	// share lets a long string without escapes share data's memory instead
-	// of copying it (see aliasMin); shared records that one did, so that
-	// the owner of data never writes over it again.
-	share, shared bool
-	// own tells that data is the parser's to write: string values are
-	// unescaped in place; edited records that one was.
+	// own tells that data is the parser's to keep and write: string values
+	// are unescaped in place, and the long ones share it (see aliasMin);
+	// edited records that a value was unescaped.
 	own, edited bool
 	// present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.
@@ -273,13 +270,13 @@ func (p *parser) stringBytes() ([]byte, *parseError) {
 	return fixUTF8(b), nil
 }
 
-// aliasMin is the length from which a string value without escapes shares
-// the line's memory when the parser may share it: copying it would cost
-// more than the allocation a short string needs anyway.
+// aliasMin is the length from which a string value shares the memory of a
+// line the parser owns. A shorter one is copied, so that keeping an id
+// does not keep a long line alive.
 const aliasMin = 256
 
 // str parses a string value into a Go string: its own memory, or a slice
-// of the line (see share).
+// of a line the parser owns (see own).
 func (p *parser) str() (string, *parseError) {
 	b, ascii, inLine, err := p.unquote(p.own)
 	if err != nil {
@@ -289,8 +286,7 @@ func (p *parser) str() (string, *parseError) {
 		b = fixUTF8(b) // new: nothing else refers to it
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
-	if p.share && inLine && len(b) >= aliasMin {
-		p.shared = true
+	if p.own && inLine && len(b) >= aliasMin {
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
 	return string(b), nil
