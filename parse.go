@@ -146,10 +146,11 @@ func plainRun(data []byte, i int) (int, bool) {
 }
 
 // unquote reads the string at p.pos (its opening quote) and returns its
-// value: a slice of the line when the string has no escapes, else of
-// p.scratch (inLine tells which); either is valid until the next call.
-// UTF-8 is not checked yet: ascii reports whether every raw byte was ASCII (escapes write valid
-// UTF-8, so only the raw bytes can be invalid).
+// value: a slice of the line when the string has no escapes or inPlace
+// asks for them to be unescaped there (inLine), else of p.scratch, valid
+// until the next call. UTF-8 is not checked yet: ascii reports whether
+// every raw byte was ASCII (escapes write valid UTF-8, so only the raw
+// bytes can be invalid).
 func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parseError) {
 	data := p.data
 	start := p.pos + 1
@@ -169,7 +170,8 @@ func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parse
 // what it stands for). p.scratch is made once as long as the rest of the
 // line plus a word, so that plain runs are copied a word at a time, each
 // word stored whole before it is known how much of it is plain; in place,
-// a word is stored so only once the value is eight bytes behind its source.
+// a whole word is stored only once the value is eight bytes or more behind
+// its source (before that, the plain bytes of a word are moved by copy).
 func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *parseError) {
 	data := p.data
 	out, o := data, i

@@ -47,6 +47,7 @@ func main() {
 	n := len(dto.(stream.UserMessageDTO).Text)
 	var after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	fmt.Printf("line %d MiB: peak RSS %d MiB (%.2f× the line)\n", *mb, after.Maxrss>>10, float64(after.Maxrss<<10)/float64(*mb<<20))
+	peak := after.Maxrss >> 10 // MiB
+	fmt.Printf("line %d MiB: peak RSS %d MiB (%.2f× the line; 2× the line + %d MiB)\n", *mb, peak, float64(after.Maxrss<<10)/float64(*mb<<20), peak-int64(2**mb))
 	_ = n
 }
