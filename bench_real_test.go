@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"sync"
 	"testing"
 	"testing/iotest"
@@ -116,4 +119,27 @@ func TestDecodeKeepsEveryValue(t *testing.T) {
 		}
 	}
 	require.Equal(t, 2, long, "lines over a MiB")
+}
+
+// BenchmarkDecodeRealFile reads the real-shaped corpus from a file after a
+// collection, as bench/readers times every reader: each pass starts cold.
+func BenchmarkDecodeRealFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "real.jsonl")
+	require.NoError(b, os.WriteFile(path, realCorpus(), 0o644))
+	b.SetBytes(int64(len(realCorpus())))
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		f, err := os.Open(path)
+		require.NoError(b, err)
+		b.StartTimer()
+		dec := stream.NewDecoder(f)
+		for {
+			if _, err := dec.Decode(); err == io.EOF {
+				break
+			}
+		}
+		f.Close()
+	}
 }

@@ -667,3 +667,23 @@ func TestParseUTCReadsUagentsForm(t *testing.T) {
 		assert.Equal(t, want.UTC(), got, s)
 	}
 }
+
+// Lines that end inside a string, a backslash at every place of the last
+// word the parser reads whole: an error, never a read past the line.
+func TestDecodeLineEndsInAnEscape(t *testing.T) {
+	for n := range 24 {
+		for _, tail := range []string{`\`, `\u`, `\u00`, `\"`, `\\`} {
+			line := `{"v":1,"type":"user_message","at":"2026-09-23T12:39:21Z","text":"` + `a\"` + strings.Repeat("x", n) + tail
+			for _, chunk := range []int{0, 4} {
+				var errs []error
+				if chunk == 0 {
+					_, errs = decodeAll(t, strings.NewReader(line))
+				} else {
+					_, errs = decodeChunked(t, []byte(line), chunk)
+				}
+				require.Len(t, errs, 1, "%q", line)
+				require.ErrorIs(t, errs[0], ErrTruncated, "%q", line)
+			}
+		}
+	}
+}

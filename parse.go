@@ -175,6 +175,7 @@ func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parse
 func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *parseError) {
 	data := p.data
 	out, o := data, i
+	p.edited = p.edited || inPlace // from the first escape on, the line is changed
 	if !inPlace {
 		need := len(data) - start + 8
 		if need > longChunk { // a long line: the string's own length, found first
@@ -202,7 +203,6 @@ func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *par
 			p.pos = i + 1
 			ascii = ascii && hi&msb == 0
 			if inPlace {
-				p.edited = true
 				return data[start:o], ascii, nil
 			}
 			return out[:o], ascii, nil
@@ -230,7 +230,7 @@ func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *par
 			p.pos = i
 			return nil, false, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
 		}
-		// A plain run, a word at a time.
+		// A plain run, a word at a time, and the one-byte escapes in it.
 		for i+8 <= len(data) {
 			w := binary.LittleEndian.Uint64(data[i:])
 			m := specials(w)
@@ -246,9 +246,15 @@ func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *par
 			}
 			i += n
 			o += n
-			if n < 8 {
-				break
+			if n == 8 {
+				continue
 			}
+			if i+1 >= len(data) || data[i] != '\\' || simpleEscape[data[i+1]] == 0 {
+				break // the quote, a control byte, \u, a bad escape or the end
+			}
+			out[o] = simpleEscape[data[i+1]]
+			o++
+			i += 2
 		}
 		if i+8 > len(data) {
 			for ; i < len(data) && plain[data[i]]; i++ {
