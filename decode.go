@@ -119,6 +119,7 @@ type Decoder struct {
 // (so that the long texts of lines with sorted keys are read once).
 type pendingField struct {
 	key, val int
+	name     []byte // the key as it is in the line, when it has no escapes
 	str      string
 	isStr    bool
 }
@@ -475,10 +476,11 @@ func (d *Decoder) members() *parseError {
 		if err != nil {
 			return err
 		}
+		inLine := len(key) == p.pos-keyPos-2 // else escaped: not the line's bytes
 		if err := p.expect(':', "':'"); err != nil {
 			return err
 		}
-		if err := d.ls.keep(d.member(key, keyPos)); err != nil {
+		if err := d.ls.keep(d.member(key, keyPos, inLine)); err != nil {
 			return err
 		}
 		switch p.peek() {
@@ -495,8 +497,9 @@ func (d *Decoder) members() *parseError {
 
 // member reads the value of one member: a header field, a field of the
 // DTO once the type is known, kept for later before it, skipped for an
-// unknown type.
-func (d *Decoder) member(key []byte, keyPos int) *parseError {
+// unknown type. keyInLine tells that key is the line's own bytes (it had no
+// escapes), which a kept member can then keep instead of reading it again.
+func (d *Decoder) member(key []byte, keyPos int, keyInLine bool) *parseError {
 	p, ls := &d.p, &d.ls
 	valPos := p.pos
 	switch string(key) {
@@ -526,6 +529,9 @@ func (d *Decoder) member(key []byte, keyPos int) *parseError {
 		return d.field(ls.k.codec, key, ls.base)
 	case !ls.hasType: // before the type: decoded once it is known
 		pf := pendingField{key: keyPos, val: valPos}
+		if keyInLine {
+			pf.name = key
+		}
 		var err *parseError
 		if p.peek() == '"' && !p.own { // an owned line is unescaped in place: once
 			pf.str, err = p.str()
@@ -549,8 +555,11 @@ func (d *Decoder) fillPending() *parseError {
 	end := p.pos
 	c := ls.k.codec
 	for _, pf := range d.pending {
-		p.pos = pf.key
-		key, _ := p.stringBytes() // checked in the first pass
+		key := pf.name
+		if key == nil {
+			p.pos = pf.key
+			key, _ = p.stringBytes() // checked in the first pass
+		}
 		if i, ok := c.find(key); ok && pf.isStr && c.fields[i].kind == kindString {
 			p.present[c.id] |= 1 << i
 			*(*string)(unsafe.Add(ls.base, c.fields[i].offset)) = pf.str

@@ -473,6 +473,7 @@ func TestDecodeHandWrittenLines(t *testing.T) {
 		`{"v":1,"type":"run_finished","at":"2026-09-23T12:39:21Z","summary":{"stats":{"tools_by_name":{"a":1,"b":null,"a":3},"errors":["x",null],"failures":null,"tokens":{"input":9007199254740993}},"started_at":"2026-09-23T14:39:21.5+02:00"}}`,
 		`{"v":1,"type":"tool_finished","at":"2026-09-23T12:39:21Z","ok":false,"extra":{"deep":[[[{"x":[true,false,null,1e5,-2.5E-3,"s"]}]]]}}`,
 		`{"type":"assistant_message","final":true,"text":"order does not matter","turn":3,"v":1,"at":"2026-09-23T12:39:21Z"}`,
+		`{"at":"2026-09-23T12:39:21Z","te\u0078t":"escaped keys before the type","\u0069d":"i","type":"user_message","v":1}`,
 		`{"at":"2026-09-23T12:39:21Z","extra":"\nbefore \"type\", \\\" escaped","text":"\"a\"\n","type":"user_message","v":1}`,
 	} {
 		got, errs := decodeAll(t, strings.NewReader(line+"\n"))
