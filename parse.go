@@ -131,6 +131,13 @@ func before(m uint64) uint64 { return (m&-m)>>7 - 1 }
 // passed over are all ASCII (when they are not, the caller checks UTF-8).
 func plainRun(data []byte, i int) (int, bool) {
 	var hi uint64 // the bytes seen, or-ed: bit 7 set if any was not ASCII
+	for ; i+16 <= len(data); i += 16 { // two words a turn, one branch
+		w, v := binary.LittleEndian.Uint64(data[i:]), binary.LittleEndian.Uint64(data[i+8:])
+		if specials(w)|specials(v) != 0 {
+			break
+		}
+		hi |= w | v
+	}
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
 		if m := specials(w); m != 0 {
