@@ -126,48 +126,102 @@ func specials(w uint64) uint64 {
 // result of specials).
 func before(m uint64) uint64 { return (m&-m)>>7 - 1 }
 
+// utf8Words checks UTF-8 eight bytes at a time as a string's raw bytes
+// are scanned, so that valid text is not read a second time. In each word
+// it marks the bytes that lead a multi-byte sequence and the continuation
+// bytes; the bytes the leads require to be continuations (carried into the
+// next word when a sequence crosses it) must be exactly the continuation
+// bytes. Its verdict is only ever "valid" or "not sure": text it is not
+// sure of (an odd lead, a sequence cut by an escape, non-ASCII among the
+// last bytes read one by one) is checked again whole.
+type utf8Words struct {
+	carry, bad uint64
+	unsure     bool
+}
+
+// word checks the next raw bytes of the string; bytes of the word that
+// are not the string's are zero. Small enough to be inlined, it leaves
+// to add the words that have a non-ASCII byte or finish a sequence.
+func (u *utf8Words) word(w uint64) {
+	if w&msb|u.carry != 0 {
+		u.add(w)
+	}
+}
+
+func (u *utf8Words) add(w uint64) {
+	hi := w & msb
+	b6, b5, b4 := w<<1&msb, w<<2&msb, w<<3&msb
+	lead := hi & b6
+	lead3 := lead & b5
+	lead4 := lead3 & b4
+	u.bad |= (lead<<8 | lead3<<16 | lead4<<24 | u.carry) ^ (hi &^ b6)
+	u.carry = lead>>56 | lead3>>48 | lead4>>40
+	if lead != 0 && oddLeads(w, lead, lead3, lead4, b5, b4) != 0 {
+		u.unsure = true
+	}
+}
+
+// valid reports that the bytes added are valid UTF-8 for sure.
+func (u *utf8Words) valid() bool { return u.bad|u.carry == 0 && !u.unsure }
+
+// oddLeads flags the leads whose second byte has a narrower range than
+// 80–BF (E0, ED, F0, F4) and the bytes that never lead a sequence (C0, C1,
+// F5–FF), from the masks validUTF8 computes.
+func oddLeads(w, lead, lead3, lead4, b5, b4 uint64) uint64 {
+	// The low nibble of each byte, compared with 0, 1 and D (a nibble
+	// plus 0x7f has its high bit set unless it is 0).
+	nib := w & (lsb * 0x0f)
+	is := func(v uint64) uint64 { return ^((nib ^ lsb*v) + lsb*0x7f) & msb }
+	return lead&^b5&(is(0)|is(1)) | // C0, C1
+		lead3&^b4&(is(0)|is(0xd)) | // E0, ED
+		lead4&(is(0)|(nib+lsb*0x7c)&msb) // F0, F4 to FF
+}
+
 // plainRun returns the index of the first byte at or after i that is not
-// plain, eight bytes at a time while it can, and whether the bytes it
-// passed over are all ASCII (when they are not, the caller checks UTF-8).
-func plainRun(data []byte, i int) (int, bool) {
-	var hi uint64 // the bytes seen, or-ed: bit 7 set if any was not ASCII
+// plain, eight bytes at a time while it can, and adds the bytes it passed
+// over to u.
+func plainRun(data []byte, i int, u *utf8Words) int {
 	for ; i+16 <= len(data); i += 16 { // two words a turn, one branch
 		w, v := binary.LittleEndian.Uint64(data[i:]), binary.LittleEndian.Uint64(data[i+8:])
 		if specials(w)|specials(v) != 0 {
 			break
 		}
-		hi |= w | v
+		if (w|v)&msb|u.carry != 0 {
+			u.add(w)
+			u.add(v)
+		}
 	}
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
 		if m := specials(w); m != 0 {
-			hi |= w & before(m)
-			return i + bits.TrailingZeros64(m)/8, hi&msb == 0
+			u.word(w & before(m))
+			return i + bits.TrailingZeros64(m)/8
 		}
-		hi |= w
+		u.word(w)
 	}
 	for ; i < len(data) && plain[data[i]]; i++ {
-		hi |= uint64(data[i])
+		u.unsure = u.unsure || data[i] >= utf8.RuneSelf
 	}
-	return i, hi&msb == 0
+	return i
 }
 
 // unquote reads the string at p.pos (its opening quote) and returns its
 // value: a slice of the line when the string has no escapes or inPlace
 // asks for them to be unescaped there (inLine), else of p.scratch, valid
-// until the next call. UTF-8 is not checked yet: ascii reports whether
-// every raw byte was ASCII (escapes write valid UTF-8, so only the raw
-// bytes can be invalid).
-func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parseError) {
+// until the next call. utf8OK reports that the value is valid UTF-8 for
+// sure; when it is false, the caller checks (escapes write valid UTF-8, so
+// only the raw bytes can be invalid).
+func (p *parser) unquote(inPlace bool) (b []byte, utf8OK, inLine bool, err *parseError) {
 	data := p.data
 	start := p.pos + 1
-	i, ascii := plainRun(data, start)
+	var u utf8Words
+	i := plainRun(data, start, &u)
 	if i < len(data) && data[i] == '"' {
 		p.pos = i + 1
-		return data[start:i], ascii, true, nil
+		return data[start:i], u.valid(), true, nil
 	}
-	b, ascii, err = p.unescape(start, i, ascii, inPlace)
-	return b, ascii, inPlace, err
+	b, err = p.unescape(start, i, &u, inPlace)
+	return b, u.valid(), inPlace, err
 }
 
 // unescape decodes the string that starts at data[start], whose bytes up to
@@ -179,16 +233,17 @@ func (p *parser) unquote(inPlace bool) (b []byte, ascii, inLine bool, err *parse
 // word stored whole before it is known how much of it is plain; in place,
 // a whole word is stored only once the value is eight bytes or more behind
 // its source (before that, the plain bytes of a word are moved by copy).
-func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *parseError) {
+func (p *parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *parseError) {
 	data := p.data
 	out, o := data, i
+	var hi uint64                  // the raw bytes after the first escape, or-ed
 	p.edited = p.edited || inPlace // from the first escape on, the line is changed
 	if !inPlace {
 		need := len(data) - start + 8
 		if need > longChunk { // a long line: the string's own length, found first
 			at := p.pos
 			if _, err := p.skipString(); err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			need, p.pos = p.pos-start+8, at
 		}
@@ -198,21 +253,22 @@ func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *par
 		out = p.scratch[:cap(p.scratch)]
 		o = copy(out, data[start:i])
 	}
-	var hi uint64 // the raw bytes copied, or-ed
 	for {
 		// At a byte that is not plain, or the end.
 		if i >= len(data) {
 			p.pos = i
-			return nil, false, p.syntax("the end of the string")
+			return nil, p.syntax("the end of the string")
 		}
 		switch c := data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			ascii = ascii && hi&msb == 0
+			// The bytes after the first escape were not checked as they
+			// were read: when one is not ASCII, the value is checked whole.
+			u.unsure = u.unsure || hi&msb != 0
 			if inPlace {
-				return data[start:o], ascii, nil
+				return data[start:o], nil
 			}
-			return out[:o], ascii, nil
+			return out[:o], nil
 		case c == '\\':
 			for i+1 < len(data) && data[i] == '\\' { // runs of escapes, as JSON in JSON has
 				r := simpleEscape[data[i+1]]
@@ -228,14 +284,14 @@ func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *par
 				// writes at most 4 bytes for the 6 or more it reads.
 				b, next, err := p.escape(out[:o], i)
 				if err != nil {
-					return nil, false, err
+					return nil, err
 				}
 				o, i = len(b), next
 			}
 			continue
 		case c < 0x20:
 			p.pos = i
-			return nil, false, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
+			return nil, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
 		}
 		// A plain run, a word at a time, and the one-byte escapes in it.
 		for i+8 <= len(data) {
@@ -278,8 +334,8 @@ func (p *parser) unescape(start, i int, ascii, inPlace bool) ([]byte, bool, *par
 // encoding/json does. The result aliases p.data or p.scratch: it is valid
 // until the next call.
 func (p *parser) stringBytes() ([]byte, *parseError) {
-	b, ascii, _, err := p.unquote(false)
-	if err != nil || ascii || validUTF8(b) {
+	b, utf8OK, _, err := p.unquote(false)
+	if err != nil || utf8OK || validUTF8(b) {
 		return b, err
 	}
 	return fixUTF8(b), nil
@@ -293,11 +349,11 @@ const aliasMin = 256
 // str parses a string value into a Go string: its own memory, or a slice
 // of a line the parser owns (see own).
 func (p *parser) str() (string, *parseError) {
-	b, ascii, inLine, err := p.unquote(p.own)
+	b, utf8OK, inLine, err := p.unquote(p.own)
 	if err != nil {
 		return "", err
 	}
-	if !ascii && !validUTF8(b) {
+	if !utf8OK && !validUTF8(b) {
 		b = fixUTF8(b) // new: nothing else refers to it
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
@@ -311,46 +367,21 @@ func (p *parser) str() (string, *parseError) {
 // the one-character escapes.
 var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
-// validUTF8 is utf8.Valid, eight bytes at a time. In each word it marks
-// the bytes that lead a multi-byte sequence and the continuation bytes; the
-// bytes the leads require to be continuations (carried into the next word
-// when a sequence crosses it) must be exactly the continuation bytes.
-// Leads whose second byte has a narrower range (E0, ED, F0, F4) and bytes
-// that never lead one (C0, C1, F5–FF) send the text to utf8.Valid.
+// validUTF8 is utf8.Valid, eight bytes at a time (see utf8Words). Text
+// with a lead the word check leaves open goes to utf8.Valid.
 func validUTF8(p []byte) bool {
-	var carry, bad uint64
+	var u utf8Words
 	i := 0
 	for ; i+8 <= len(p); i += 8 {
-		w := binary.LittleEndian.Uint64(p[i:])
-		hi := w & msb
-		if hi|carry == 0 {
-			continue
-		}
-		b6, b5, b4 := w<<1&msb, w<<2&msb, w<<3&msb
-		cont := hi &^ b6
-		lead := hi & b6
-		lead3 := lead & b5 // 111xxxxx
-		lead4 := lead3 & b4
-		need := lead<<8 | lead3<<16 | lead4<<24 | carry
-		carry = lead>>56 | lead3>>48 | lead4>>40
-		bad |= need ^ cont
-		if lead != 0 {
-			// The low nibble of each byte, compared with 0, 1, 4 and D.
-			nib := w & (lsb * 0x0f)
-			is := func(v uint64) uint64 { return ^((nib ^ lsb*v) + lsb*0x7f) & msb }
-			odd := lead&^b5&(is(0)|is(1)) | // C0, C1
-				lead3&^b4&(is(0)|is(0xd)) | // E0, ED
-				lead4&(is(0)|(nib+lsb*0x7c)&msb) // F0, F4 to FF
-			if odd != 0 {
-				return utf8.Valid(p)
-			}
+		if u.word(binary.LittleEndian.Uint64(p[i:])); u.unsure {
+			return utf8.Valid(p)
 		}
 	}
-	if bad != 0 {
+	if u.bad != 0 {
 		return false
 	}
 	// The last bytes, and a sequence the last word left open.
-	for j := i - 1; j >= max(i-3, 0) && carry != 0; j-- {
+	for j := i - 1; j >= max(i-3, 0) && u.carry != 0; j-- {
 		if p[j] >= 0xc0 {
 			return utf8.Valid(p[j:])
 		}
@@ -596,8 +627,9 @@ func (p *parser) skip(depth int) *parseError {
 func (p *parser) skipString() (escaped bool, err *parseError) {
 	data := p.data
 	i := p.pos + 1
+	var u utf8Words
 	for {
-		i, _ = plainRun(data, i)
+		i = plainRun(data, i, &u)
 		if i >= len(data) {
 			p.pos = i
 			return escaped, p.syntax("the end of the string")
