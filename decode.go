@@ -533,7 +533,7 @@ func (d *Decoder) member(key []byte, keyPos int, keyInLine bool) *parseError {
 			pf.name = key
 		}
 		var err *parseError
-		if p.peek() == '"' && !p.own { // an owned line is unescaped in place: once
+		if p.peek() == '"' { // decoded once: pendingString sets it
 			pf.str, err = p.str()
 			pf.isStr = err == nil
 		} else {
@@ -560,9 +560,10 @@ func (d *Decoder) fillPending() *parseError {
 			p.pos = pf.key
 			key, _ = p.stringBytes() // checked in the first pass
 		}
-		if i, ok := c.find(key); ok && pf.isStr && c.fields[i].kind == kindString {
-			p.present[c.id] |= 1 << i
-			*(*string)(unsafe.Add(ls.base, c.fields[i].offset)) = pf.str
+		if pf.isStr {
+			if err := ls.keep(d.pendingString(c, key, pf)); err != nil {
+				return err
+			}
 			continue
 		}
 		p.pos = pf.val
@@ -573,6 +574,32 @@ func (d *Decoder) fillPending() *parseError {
 	clear(d.pending) // let go of the strings
 	p.pos = end
 	return nil
+}
+
+// pendingString sets the DTO field named key to a string value decoded in
+// the first pass, without reading it again (in a line unescaped in place,
+// its bytes are no longer the string): what field would do with it.
+func (d *Decoder) pendingString(c *structCodec, key []byte, pf pendingField) *parseError {
+	i, ok := c.find(key)
+	if !ok {
+		return nil
+	}
+	f := &c.fields[i]
+	d.p.present[c.id] |= 1 << i
+	fp := unsafe.Add(d.ls.base, f.offset)
+	switch f.kind {
+	case kindString:
+		*(*string)(fp) = pf.str
+		return nil
+	case kindTime:
+		t, ok := parseUTC([]byte(pf.str))
+		if !ok && t.UnmarshalText([]byte(pf.str)) != nil {
+			return &parseError{pos: pf.val, field: f.name, err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, pf.str)}
+		}
+		*(*time.Time)(fp) = t
+		return nil
+	}
+	return &parseError{pos: pf.val, field: f.name, err: fmt.Errorf("%w: want %s, got string", ErrFieldType, kindNames[f.kind])}
 }
 
 // verdict is the line's error, if any, in the order of what matters most:

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -687,4 +688,51 @@ func TestDecodeLineEndsInAnEscape(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A string value before the type is set from its first reading: a field of
+// another kind, or a time that does not parse, gives the fault it gives
+// after the type, and an unknown field is ignored.
+func TestPendingStringsFaultAsAfterTheType(t *testing.T) {
+	for _, c := range []struct{ typ, member string }{
+		{"turn_started", `"turn":"\n2"`},
+		{"tool_finished", `"ok":"yes"`},
+		{"model_responded", `"usage":"many"`},
+		{"model_responded", `"duration_ms":"\u0031"`},
+		{"user_message", `"text":"fine","unknown":"\"x\""`},
+	} {
+		head := `"v":1,"at":"2026-09-23T12:39:21Z"`
+		after := `{"type":"` + c.typ + `",` + head + `,` + c.member + "}\n"
+		before := `{` + c.member + `,` + head + `,"type":"` + c.typ + "\"}\n"
+		_, afterErrs := decodeAll(t, strings.NewReader(after))
+		for _, chunk := range []int{0, 8} {
+			var errs []error
+			if chunk == 0 {
+				_, errs = decodeAll(t, strings.NewReader(before))
+			} else {
+				_, errs = decodeChunked(t, []byte(before), chunk)
+			}
+			require.Len(t, errs, len(afterErrs), before)
+			for i, err := range errs {
+				want, got := afterErrs[i].(*LineError), err.(*LineError)
+				assert.Equal(t, want.Field, got.Field, before)
+				assert.Equal(t, want.Err.Error(), got.Err.Error(), before)
+			}
+		}
+	}
+}
+
+// pendingString reads a time field from its string too (no DTO has one at
+// the top level today; the summary's started_at stands in for one).
+func TestPendingStringReadsATime(t *testing.T) {
+	var s SummaryDTO
+	d := NewDecoder(strings.NewReader(""))
+	d.ls.base = unsafe.Pointer(&s)
+	require.Nil(t, d.pendingString(summaryCodec, []byte("started_at"), pendingField{str: "2026-09-23T14:39:21.5+02:00"}))
+	assert.Equal(t, time.Date(2026, 9, 23, 12, 39, 21, 5e8, time.UTC), s.StartedAt.UTC())
+	err := d.pendingString(summaryCodec, []byte("started_at"), pendingField{str: "noon", val: 7})
+	require.NotNil(t, err)
+	assert.ErrorIs(t, err.err, ErrBadTime)
+	assert.Equal(t, "started_at", err.field)
+	assert.Equal(t, 7, err.pos)
 }

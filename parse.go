@@ -640,6 +640,13 @@ func (p *parser) skipString() (escaped bool, err *parseError) {
 			return escaped, nil
 		case c == '\\':
 			escaped = true
+			if i+1 < len(data) && simpleEscape[data[i+1]] != 0 {
+				i += 2
+				break
+			}
+			if cap(p.scratch) < utf8.UTFMax {
+				p.scratch = make([]byte, 0, 64)
+			}
 			var perr *parseError
 			if _, i, perr = p.escape(p.scratch[:0], i); perr != nil {
 				return escaped, perr

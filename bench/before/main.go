@@ -1,0 +1,84 @@
+//go:build before
+
+// Command before reads the benchmark corpora with this tree's Decoder and
+// with an earlier commit's (copied into before/old by before.sh), passes
+// alternated in one process, and prints medians and the ratio. The
+// machine's noise moves both alike.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/uagentkit/stream"
+	old "github.com/uagentkit/stream/bench/before/old"
+	"github.com/uagentkit/stream/internal/corpus"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 31, "alternated passes of each Decoder")
+	flag.Parse()
+	const mb = 12 << 20
+	cs := []struct {
+		name string
+		o    corpus.Options
+	}{
+		{"real", corpus.Real(24 << 20)},
+		{"small", corpus.Options{Seed: 2, Size: mb, MaxText: 200, Text: "mixed"}},
+		{"plain", corpus.Options{Seed: 3, Size: mb, MaxText: 40 << 10, Text: "plain", LongLines: 2}},
+		{"escaped", corpus.Options{Seed: 4, Size: mb, MaxText: 40 << 10, Text: "escaped", LongLines: 2}},
+		{"nonascii", corpus.Options{Seed: 5, Size: mb, MaxText: 40 << 10, Text: "nonascii", LongLines: 2}},
+		{"sorted", corpus.Options{Seed: 6, Size: mb, MaxText: 40 << 10, Text: "mixed", SortedKeys: 1}},
+	}
+	fmt.Println("| corpus | before, MB/s | now, MB/s | now / before (medians) |\n| --- | --- | --- | --- |")
+	for _, c := range cs {
+		data := corpus.Generate(c.o)
+		if c.name == "real" && os.Getenv("LONGONLY") != "" {
+			var long []byte
+			for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+				if len(l) > 64<<10 {
+					long = append(long, l...)
+				}
+			}
+			data = long
+		}
+		var to, tn []time.Duration
+		for r := range *rounds {
+			for k := 0; k < 2; k++ {
+				useOld := (r+k)%2 == 0
+				s := time.Now()
+				if useOld {
+					d := old.NewDecoder(bytes.NewReader(data))
+					for {
+						if _, err := d.Decode(); err == io.EOF {
+							break
+						}
+					}
+				} else {
+					d := stream.NewDecoder(bytes.NewReader(data))
+					for {
+						if _, err := d.Decode(); err == io.EOF {
+							break
+						}
+					}
+				}
+				e := time.Since(s)
+				if useOld {
+					to = append(to, e)
+				} else {
+					tn = append(tn, e)
+				}
+			}
+		}
+		slices.Sort(to)
+		slices.Sort(tn)
+		mbs := func(d time.Duration) float64 { return float64(len(data)) / 1e6 / d.Seconds() }
+		m := len(to) / 2
+		fmt.Printf("| %s | %.0f | %.0f | %.2f× |\n", c.name, mbs(to[m]), mbs(tn[m]), to[m].Seconds()/tn[m].Seconds())
+	}
+}
