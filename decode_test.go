@@ -43,6 +43,15 @@ func decodeChunked(t testing.TB, in []byte, chunk int) (dtos []any, errs []error
 	})
 }
 
+// decodeAs is decodeAll when chunk is 0, else decodeChunked.
+func decodeAs(t testing.TB, in []byte, chunk int) ([]any, []error) {
+	t.Helper()
+	if chunk == 0 {
+		return decodeAll(t, bytes.NewReader(in))
+	}
+	return decodeChunked(t, in, chunk)
+}
+
 func decodeWith(t testing.TB, dec *Decoder, after ...func()) (dtos []any, errs []error) {
 	for {
 		v, err := dec.Decode()
@@ -677,12 +686,7 @@ func TestDecodeLineEndsInAnEscape(t *testing.T) {
 		for _, tail := range []string{`\`, `\u`, `\u00`, `\"`, `\\`} {
 			line := `{"v":1,"type":"user_message","at":"2026-09-23T12:39:21Z","text":"` + `a\"` + strings.Repeat("x", n) + tail
 			for _, chunk := range []int{0, 4} {
-				var errs []error
-				if chunk == 0 {
-					_, errs = decodeAll(t, strings.NewReader(line))
-				} else {
-					_, errs = decodeChunked(t, []byte(line), chunk)
-				}
+				_, errs := decodeAs(t, []byte(line), chunk)
 				require.Len(t, errs, 1, "%q", line)
 				require.ErrorIs(t, errs[0], ErrTruncated, "%q", line)
 			}
@@ -706,12 +710,7 @@ func TestPendingStringsFaultAsAfterTheType(t *testing.T) {
 		before := `{` + c.member + `,` + head + `,"type":"` + c.typ + "\"}\n"
 		_, afterErrs := decodeAll(t, strings.NewReader(after))
 		for _, chunk := range []int{0, 8} {
-			var errs []error
-			if chunk == 0 {
-				_, errs = decodeAll(t, strings.NewReader(before))
-			} else {
-				_, errs = decodeChunked(t, []byte(before), chunk)
-			}
+			_, errs := decodeAs(t, []byte(before), chunk)
 			require.Len(t, errs, len(afterErrs), before)
 			for i, err := range errs {
 				want, got := afterErrs[i].(*LineError), err.(*LineError)
