@@ -201,9 +201,9 @@ func (d *Decoder) Line() int { return d.line }
 // Raw returns the bytes of the line last read, without its line ending. The
 // slice aliases the Decoder's buffer: it is valid only until the next call
 // to Decode, and must not be modified. It is empty after a line that was too
-// long. For a line longer than a MiB whose strings had escapes, the first
-// call joins the line from the pieces it was read in: it then costs a copy
-// of the line.
+// long. For a line longer than 64 KiB whose strings had escapes (unescaped
+// in place), the first call joins the line again from the chunks it was
+// read in: it then costs a copy of the line.
 func (d *Decoder) Raw() []byte {
 	if d.p.edited {
 		raw := bytes.Join(d.rawParts, nil)
