@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -234,8 +235,8 @@ func TestDecodeBadLines(t *testing.T) {
 		{"at not utc", `{"v":1,"type":"user_message","at":"2026-09-23T14:32:07+02:00"}`, ErrBadTime, "at", "in UTC"},
 		{"at a number", `{"v":1,"type":"user_message","at":12}`, ErrFieldType, "at", "want string, got number"},
 		{"turn a string", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":"1"}`, ErrFieldType, "turn", "want integer, got string"},
-		{"turn fractional", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":1.5}`, ErrFieldType, "turn", "1.5 is not a 64-bit integer"},
-		{"turn overflows", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":9223372036854775808}`, ErrFieldType, "turn", "not a 64-bit integer"},
+		{"turn fractional", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":1.5}`, ErrFieldType, "turn", fmt.Sprintf("1.5 is not a %d-bit integer", strconv.IntSize)},
+		{"turn overflows", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":9223372036854775808}`, ErrFieldType, "turn", fmt.Sprintf("not a %d-bit integer", strconv.IntSize)},
 		{"ok a string", `{"v":1,"type":"tool_finished","at":"2026-09-23T12:32:07Z","ok":"true"}`, ErrFieldType, "ok", "want boolean, got string"},
 		{"usage an array", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":[]}`, ErrFieldType, "usage", "want object, got array"},
 		{"nested field", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":{"input":"x"}}`, ErrFieldType, "usage.input", "want integer"},
