@@ -103,9 +103,10 @@ type Decoder struct {
 	raw     []byte // that line, without its ending
 	// A line joined from chunks is its DTO's: its strings are unescaped in
 	// place. rawParts then keeps the line as read, for Raw, until the next
-	// line; rawCut is the line ending to leave off.
-	rawParts [][]byte
-	rawCut   int
+	// line; rawSkip and rawCut are the byte-order mark and the line ending
+	// to leave off.
+	rawParts        [][]byte
+	rawSkip, rawCut int
 
 	p        parser
 	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
@@ -156,7 +157,7 @@ func (d *Decoder) Decode() (any, error) {
 		}
 		if d.line == 1 && d.lineOff == 0 && bytes.HasPrefix(line, byteOrderMark) {
 			d.afterBOM = line[len(byteOrderMark):]
-			d.raw = d.afterBOM
+			d.raw, d.rawSkip = d.afterBOM, len(byteOrderMark)
 			return nil, &LineError{Line: 1, Err: fmt.Errorf("%w (U+FEFF, bytes EF BB BF) at the start of the stream: uagent streams are UTF-8 without one; the line is read without it", ErrByteOrderMark)}
 		}
 		if isBlank(line) {
@@ -207,7 +208,7 @@ func (d *Decoder) Line() int { return d.line }
 func (d *Decoder) Raw() []byte {
 	if d.p.edited {
 		raw := bytes.Join(d.rawParts, nil)
-		d.raw, d.rawParts, d.p.edited = raw[:len(raw)-d.rawCut], nil, false
+		d.raw, d.rawParts, d.p.edited = raw[d.rawSkip:len(raw)-d.rawCut], nil, false
 	}
 	return d.raw
 }
@@ -268,7 +269,7 @@ func (d *Decoder) take(n, adv int) []byte {
 	}
 	d.start += adv
 	d.scanned = 0
-	d.rawCut = 0
+	d.rawSkip, d.rawCut = 0, 0
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 		d.rawCut = 1

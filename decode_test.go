@@ -639,6 +639,15 @@ func TestDecodeByteOrderMark(t *testing.T) {
 	for _, err := range errs {
 		assert.NotErrorIs(t, err, ErrByteOrderMark, "only at the start of the stream")
 	}
+
+	// Line 1 read as a long line, its strings unescaped in place: Raw is
+	// still the line without the mark.
+	line := `{"v":1,"type":"user_message","at":"2026-09-23T12:39:21Z","text":"\"quoted\"\n"}`
+	dtos, errs = decodeChunked(t, []byte("\xef\xbb\xbf"+line+"\n"), 8)
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], ErrByteOrderMark)
+	require.Len(t, dtos, 1)
+	assert.Equal(t, "\"quoted\"\n", dtos[0].(UserMessageDTO).Text)
 }
 
 func TestLineErrorQuotesAnUnprintableType(t *testing.T) {
