@@ -406,6 +406,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 func FuzzDecode(f *testing.F) {
 	for _, s := range [][]byte{[]byte(goodLine), []byte("{"), []byte(`{"v":1,"type":"x","at":"2026-09-23T12:32:07Z"}`),
 		[]byte(`{"at":"2026-09-23T12:07:00Z","turn":"\n\"2\"","type":"turn_started","v":1}`),
+		[]byte("\xef\xbb\xbf" + `{"v":1,"type":"user_message","at":"2026-09-23T12:07:00Z","text":"a\"b\"c"}`),
 		[]byte("\r\n\r\n"), []byte(`{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"stats":{"tools_by_name":{"a":1}}}}`)} {
 		f.Add(s, uint64(1))
 	}
