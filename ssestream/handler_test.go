@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/safetext"
 	"go.uber.org/goleak"
 )
 
@@ -513,4 +514,47 @@ func TestServeShutsDown(t *testing.T) {
 	_, err = io.ReadAll(res.Body)
 	assert.NoError(t, err, "the event stream ended")
 	close(slow)
+}
+
+// The stream's strings reach every JSON the server writes with what a
+// terminal acts on or a reader cannot see (bidi overrides, C1 controls,
+// invisible characters) as \u escapes, their values unchanged: the events'
+// data, /summary, /intervals, and the end event.
+func TestJSONCarriesNoHostileCharacters(t *testing.T) {
+	const hostile = "\u202eevil\u202c \u009b2J zero\u200bwidth \U000e0041"
+	const at = `"at":"2026-09-23T12:00:00Z"`
+	body := strings.Join([]string{
+		`{"v":1,"type":"run_started",` + at + `,"run_id":"` + hostile + `","session_id":"s","provider":"p","model":"m","effort":"e","workspace":"w"}`,
+		`{"v":1,"type":"tool_called","at":"2026-09-23T12:00:01Z","call_id":"c","name":"` + hostile + `","label":"` + hostile + `","arguments":"{}"}`,
+		`{"v":1,"type":"tool_started","at":"2026-09-23T12:00:02Z","call_id":"c","op_id":"o","name":"` + hostile + `","label":"` + hostile + `","op_type":"file"}`,
+		`{"v":1,"type":"user_message","at":"2026-09-23T12:00:03Z","text":` + "\t" + `"` + hostile + `"}`,
+		`{"v":1,"type":"run_finished","at":"2026-09-23T12:00:04Z","summary":{"status":"` + hostile + `"}}`,
+	}, "\n") + "\n"
+	srv := httptest.NewServer(NewHandler(recorded(t, []byte(body))))
+	defer srv.Close()
+	clean := func(what, s string) {
+		t.Helper()
+		for _, r := range s {
+			require.False(t, safetext.Unsafe(r) || r == '\t', "%s carries %U: %q", what, r, s)
+		}
+		assert.Contains(t, s, `\u202e`, what)
+	}
+	evs := events(t, srv, "/events")
+	require.Len(t, evs, 6)
+	for i, l := range lines([]byte(body)) {
+		clean("event "+evs[i].id, evs[i].data)
+		var want, got any
+		require.NoError(t, json.Unmarshal(l, &want))
+		require.NoError(t, json.Unmarshal([]byte(evs[i].data), &got))
+		assert.Equal(t, want, got, "line %d: the same value", i+1)
+	}
+	clean("the end event", evs[5].data)
+	for _, path := range []string{"/summary", "/intervals"} {
+		res := get(t, srv, path)
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.NoError(t, err)
+		clean(path, string(b))
+		require.True(t, json.Valid(b), path)
+	}
 }

@@ -1,7 +1,6 @@
 package ssestream
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/safetext"
 )
 
 // Recording is the shared, append-only record of one stream's lines that a
@@ -97,6 +97,7 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 			Line  int    `json:"line"`
 			Error string `json:"error"`
 		}{num, le.Error()})
+		l.errJSON = safetext.EscapeJSON(l.errJSON)
 		rec.sum.Add(nil, le, nil)
 	} else {
 		l.event = eventName(dto)
@@ -134,21 +135,13 @@ func (rec *Recording) observe(num int, dto any) {
 	}
 }
 
-// appendData appends a line's bytes as an SSE data field carries them: a
-// carriage return, which a valid line holds only as white space between
-// JSON tokens and which an SSE client takes for the end of a line, becomes
-// a space. The JSON value is the same.
+// appendData appends a line's bytes as an SSE data field carries them,
+// through safetext.EscapeJSON: a carriage return, which a valid line holds
+// only as white space between JSON tokens and which an SSE client takes for
+// the end of a line, becomes a space, and what a terminal acts on or a
+// reader cannot see becomes a \u escape. The JSON value is the same.
 func appendData(dst, raw []byte) []byte {
-	start := len(dst)
-	dst = append(dst, raw...)
-	if bytes.IndexByte(raw, '\r') >= 0 {
-		for i, c := range dst[start:] {
-			if c == '\r' {
-				dst[start+i] = ' '
-			}
-		}
-	}
-	return dst
+	return append(dst, safetext.EscapeJSON(raw)...)
 }
 
 // End marks the end of the stream and says how the run ended: o is the
@@ -171,6 +164,7 @@ func (rec *Recording) End(o *stream.Outcome) {
 		}
 	}
 	rec.end, _ = json.Marshal(endEvent{Ending: o.Ending.String(), Status: string(o.Status), ExitCode: o.ExitCode})
+	rec.end = safetext.EscapeJSON(rec.end) // the status may be the stream's
 	rec.ended = true
 	rec.notify()
 }
@@ -197,6 +191,7 @@ func (rec *Recording) cached(c *cache, compute func(*Recording) ([]byte, error))
 		return c.b, nil
 	}
 	b, err := compute(rec)
+	b = safetext.EscapeJSON(b) // the stream's strings, as every output carries them
 	if err != nil {
 		return nil, err
 	}
