@@ -484,14 +484,10 @@ func (d *Decoder) members() *parseError {
 		if err := d.ls.keep(d.member(key, keyPos, inLine)); err != nil {
 			return err
 		}
-		switch p.peek() {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if more, err := p.more('}'); err != nil {
+			return err
+		} else if !more {
 			return nil
-		default:
-			return p.syntax("',' or '}'")
 		}
 	}
 }

@@ -86,6 +86,20 @@ func (p *parser) expect(c byte, what string) *parseError {
 	return nil
 }
 
+// more reads what follows a member of an object or an element of an
+// array: a comma (true: another comes) or the closer (false).
+func (p *parser) more(closer byte) (bool, *parseError) {
+	switch p.peek() {
+	case ',':
+		p.pos++
+		return true, nil
+	case closer:
+		p.pos++
+		return false, nil
+	}
+	return false, p.syntax("',' or '" + string(closer) + "'")
+}
+
 // literal consumes one of true, false, null.
 func (p *parser) literal(lit string) *parseError {
 	if len(p.data)-p.pos < len(lit) || string(p.data[p.pos:p.pos+len(lit)]) != lit {
@@ -579,14 +593,10 @@ func (p *parser) skip(depth int) *parseError {
 			if err := p.skip(depth + 1); err != nil {
 				return err
 			}
-			switch p.peek() {
-			case ',':
-				p.pos++
-			case '}':
-				p.pos++
+			if more, err := p.more('}'); err != nil {
+				return err
+			} else if !more {
 				return nil
-			default:
-				return p.syntax("',' or '}'")
 			}
 		}
 	case '[':
@@ -599,14 +609,10 @@ func (p *parser) skip(depth int) *parseError {
 			if err := p.skip(depth + 1); err != nil {
 				return err
 			}
-			switch p.peek() {
-			case ',':
-				p.pos++
-			case ']':
-				p.pos++
+			if more, err := p.more(']'); err != nil {
+				return err
+			} else if !more {
 				return nil
-			default:
-				return p.syntax("',' or ']'")
 			}
 		}
 	case 't':
@@ -812,14 +818,10 @@ func (p *parser) object(c *structCodec, v unsafe.Pointer, depth int) *parseError
 		} else if err := p.skip(depth); err != nil {
 			return err
 		}
-		switch p.peek() {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if more, err := p.more('}'); err != nil {
+			return err
+		} else if !more {
 			return fault
-		default:
-			return p.syntax("',' or '}'")
 		}
 	}
 }
@@ -866,14 +868,10 @@ func (p *parser) mapInt(mp *map[string]int, depth int) *parseError {
 		} else {
 			m[k] = n
 		}
-		switch p.peek() {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if more, err := p.more('}'); err != nil {
+			return err
+		} else if !more {
 			return fault
-		default:
-			return p.syntax("',' or '}'")
 		}
 	}
 }
@@ -909,17 +907,13 @@ func (p *parser) strings(sp *[]string, depth int) *parseError {
 			fault = cmp.Or(fault, &parseError{pos: start,
 				err: fmt.Errorf("%w: want string, got %s", ErrFieldType, kind)})
 		}
-		switch p.peek() {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if more, err := p.more(']'); err != nil {
+			return err
+		} else if !more {
 			if fault == nil {
 				*sp = out
 			}
 			return fault
-		default:
-			return p.syntax("',' or ']'")
 		}
 	}
 }
