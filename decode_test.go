@@ -351,6 +351,21 @@ func TestDecodeLongLines(t *testing.T) {
 			assert.Equal(t, io.EOF, err)
 		}
 	})
+	t.Run("over the limit while read in chunks", func(t *testing.T) {
+		const limit = 3 * longChunk // the line is past a chunk before it is past the limit
+		in := goodLine + "\n" + long + "\n" + goodTail + "\n"
+		dec := NewDecoder(iotest.HalfReader(strings.NewReader(in)), WithMaxLineSize(limit))
+		_, err := dec.Decode()
+		require.NoError(t, err)
+		_, err = dec.Decode()
+		require.ErrorIs(t, err, ErrLineTooLong)
+		assert.Contains(t, err.Error(), fmt.Sprintf("stream: line 2, byte %d: line too long: %d bytes, the limit is %d", len(goodLine)+1, len(long), limit))
+		v, err := dec.Decode()
+		require.NoError(t, err)
+		assert.Equal(t, "after", v.(RunnerErrorDTO).Message)
+		assert.Equal(t, int64(len(in)), dec.InputOffset())
+		assert.Empty(t, dec.chunks, "the long line's chunks are let go")
+	})
 	t.Run("exactly the limit", func(t *testing.T) {
 		dtos, errs := decodeAll(t, strings.NewReader(goodLine+"\n"), WithMaxLineSize(len(goodLine)))
 		assert.Empty(t, errs)
