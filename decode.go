@@ -589,8 +589,8 @@ func (d *Decoder) pendingString(c *structCodec, key []byte, pf pendingField) *pa
 		*(*string)(fp) = pf.str
 		return nil
 	case kindTime:
-		t, ok := parseUTC([]byte(pf.str))
-		if !ok && t.UnmarshalText([]byte(pf.str)) != nil {
+		t, ok := parseTime([]byte(pf.str))
+		if !ok {
 			return &parseError{pos: pf.val, field: f.name, err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, pf.str)}
 		}
 		*(*time.Time)(fp) = t
@@ -778,16 +778,20 @@ func (d *Decoder) wrongType(start int, name, want string) *parseError {
 	return &parseError{pos: start, field: name, err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, want, got)}
 }
 
+// parseTime parses an RFC 3339 time as time.Time.UnmarshalText does,
+// uagent's own form without it.
+func parseTime(b []byte) (time.Time, bool) {
+	t, ok := parseUTC(b)
+	if !ok {
+		ok = t.UnmarshalText(b) == nil
+	}
+	return t, ok
+}
+
 // parseAt parses an RFC 3339 time whose offset is zero and returns it in UTC.
 func parseAt(b []byte) (time.Time, bool) {
-	if t, ok := parseUTC(b); ok {
-		return t, true
-	}
-	var t time.Time
-	if t.UnmarshalText(b) != nil {
-		return time.Time{}, false
-	}
-	if _, off := t.Zone(); off != 0 {
+	t, ok := parseTime(b)
+	if _, off := t.Zone(); !ok || off != 0 {
 		return time.Time{}, false
 	}
 	return t.UTC(), true

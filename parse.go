@@ -751,8 +751,8 @@ func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 		if err != nil {
 			return err
 		}
-		t, ok := parseUTC(b)
-		if !ok && t.UnmarshalText(b) != nil {
+		t, ok := parseTime(b)
+		if !ok {
 			return &parseError{pos: start, field: f.name,
 				err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, b)}
 		}
