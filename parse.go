@@ -256,7 +256,7 @@ func (p *parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *pa
 		need := len(data) - start + 8
 		if need > longChunk { // a long line: the string's own length, found first
 			at := p.pos
-			if _, err := p.skipString(); err != nil {
+			if err := p.skipString(); err != nil {
 				return nil, err
 			}
 			need, p.pos = p.pos-start+8, at
@@ -572,7 +572,7 @@ func (p *parser) skip(depth int) *parseError {
 	}
 	switch p.peek() {
 	case '"':
-		_, err := p.skipString()
+		err := p.skipString()
 		return err
 	case '{':
 		p.pos++
@@ -584,7 +584,7 @@ func (p *parser) skip(depth int) *parseError {
 			if p.peek() != '"' {
 				return p.syntax("a string key")
 			}
-			if _, err := p.skipString(); err != nil {
+			if err := p.skipString(); err != nil {
 				return err
 			}
 			if err := p.expect(':', "':'"); err != nil {
@@ -628,9 +628,8 @@ func (p *parser) skip(depth int) *parseError {
 	return p.syntax("a value")
 }
 
-// skipString consumes a string, checking its escapes, and reports whether it
-// had any (so that its raw bytes are its value).
-func (p *parser) skipString() (escaped bool, err *parseError) {
+// skipString consumes a string, checking its escapes.
+func (p *parser) skipString() *parseError {
 	data := p.data
 	i := p.pos + 1
 	var u utf8Words
@@ -638,14 +637,13 @@ func (p *parser) skipString() (escaped bool, err *parseError) {
 		i = plainRun(data, i, &u)
 		if i >= len(data) {
 			p.pos = i
-			return escaped, p.syntax("the end of the string")
+			return p.syntax("the end of the string")
 		}
 		switch c := data[i]; {
 		case c == '"':
 			p.pos = i + 1
-			return escaped, nil
+			return nil
 		case c == '\\':
-			escaped = true
 			if i+1 < len(data) && simpleEscape[data[i+1]] != 0 {
 				i += 2
 				break
@@ -655,11 +653,11 @@ func (p *parser) skipString() (escaped bool, err *parseError) {
 			}
 			var perr *parseError
 			if _, i, perr = p.escape(p.scratch[:0], i); perr != nil {
-				return escaped, perr
+				return perr
 			}
 		default:
 			p.pos = i
-			return escaped, p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
+			return p.fail(ErrSyntax, "control character 0x%02x in string at byte %d", c, i)
 		}
 	}
 }
