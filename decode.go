@@ -432,6 +432,9 @@ func (d *Decoder) decodeMembers() (any, error) {
 		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: raw}, nil
 	}
 	*(*header)(ls.base) = header{V: int(ls.v), Type: ls.k.typ, At: ls.at} // every DTO starts with it
+	if ls.k == finished.kind {
+		(*RunFinishedDTO)(ls.base).absent = p.summaryAbsent()
+	}
 	return ls.dv.Interface(), nil
 }
 
@@ -645,6 +648,38 @@ func (d *Decoder) field(c *structCodec, key []byte, base unsafe.Pointer) *parseE
 		return withField(err, f.name)
 	}
 	return nil
+}
+
+// finished is where run_finished's summary is in the field table: the
+// codecs of its summary and of the summary's stats, and their indexes. The
+// event table's init sets it.
+var finished struct {
+	kind                    *kind
+	summary, stats          *structCodec
+	statsField, answerField int
+}
+
+func initFinished() {
+	f := &finished
+	f.kind = kindByType[TypeRunFinished]
+	f.summary = f.kind.codec.fields[f.kind.codec.byName["summary"]].sub
+	f.statsField, f.answerField = f.summary.byName["stats"], f.summary.byName["answer"]
+	f.stats = f.summary.fields[f.statsField].sub
+}
+
+// summaryAbsent returns the bits of RunFinishedDTO.absent for the line just
+// parsed: the stats fields and the answer its summary lacks.
+func (p *parser) summaryAbsent() uint64 {
+	has := p.present[finished.summary.id]
+	var absent uint64
+	if has&(1<<finished.answerField) == 0 {
+		absent |= answerAbsent
+	}
+	stats := uint64(0)
+	if has&(1<<finished.statsField) != 0 {
+		stats = p.present[finished.stats.id]
+	}
+	return absent | ^stats&(1<<len(finished.stats.fields)-1)
 }
 
 // missing returns the dotted paths of the required fields that the line

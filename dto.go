@@ -136,10 +136,13 @@ type RunnerErrorDTO struct {
 }
 
 // RunFinishedDTO is the wire form of [RunFinished]. Summary has the shape of
-// summary.json.
+// summary.json. A RunFinishedDTO that a [Decoder] returns also records which
+// of the summary's stats fields and answer its line lacks, so that
+// [Fold.Diff] compares only those it has.
 type RunFinishedDTO struct {
 	header
 	Summary SummaryDTO `json:"summary" stream:"id"`
+	absent  uint64     // bit i: stats field i is absent; answerAbsent: the answer is
 }
 
 // EventToDTO maps a domain event to its wire form, a value of one of the

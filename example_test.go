@@ -87,36 +87,66 @@ func ExampleSummarize() {
 	// matches run_finished: true cut off: false
 }
 
-func ExampleStatsCollector() {
+func ExampleFold() {
 	t := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	c := new(stream.StatsCollector)
-	c.Add(stream.TurnStarted{At: t, Turn: 1})
-	c.Add(stream.ModelResponded{At: t.Add(2 * time.Second), Turn: 1, Stop: stream.StopComplete})
-	c.Add(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "a", OpID: "1", Name: "Bash"})
-	c.Add(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "b", OpID: "2", Name: "Bash"})
-	c.Add(stream.ToolFinished{At: t.Add(3 * time.Second), CallID: "a", OpID: "1", Name: "Bash", OK: true})
-	c.Add(stream.TurnStarted{At: t.Add(3 * time.Second), Turn: 2})
-	c.Close(t.Add(4 * time.Second)) // op 2 and turn 2 never finished: they run to the close
-	s := c.Stats()
+	var f stream.Fold // the zero value is ready
+	f.AddEvent(stream.TurnStarted{At: t, Turn: 1})
+	f.AddEvent(stream.ModelResponded{At: t.Add(2 * time.Second), Turn: 1, Stop: stream.StopComplete})
+	f.AddEvent(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "a", OpID: "1", Name: "Bash"})
+	f.AddEvent(stream.ToolStarted{At: t.Add(2 * time.Second), CallID: "b", OpID: "2", Name: "Bash"})
+	f.AddEvent(stream.ToolFinished{At: t.Add(3 * time.Second), CallID: "a", OpID: "1", Name: "Bash", OK: true})
+	f.AddEvent(stream.TurnStarted{At: t.Add(3 * time.Second), Turn: 2})
+	f.EndAt(t.Add(4 * time.Second)) // op 2 and turn 2 never finished: they run to the end
+	s := f.Stats()
 	fmt.Println(s.ModelTime, s.ToolBusyTime, s.ToolModelOverlap, s.MaxParallelTools, s.ToolsByName)
 	// Output: 3s 2s 1s 2 map[Bash:2]
 }
 
-// A front-end draws a run from the intervals the collector paired: the
-// same fold its stats come from.
-func ExampleStatsCollector_ToolIntervals() {
-	t := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	var c stream.StatsCollector // the zero value is ready
-	c.Add(stream.ToolStarted{At: t, CallID: "a", OpID: "1", Name: "Bash", Label: "ls"})
-	c.Add(stream.ToolStarted{At: t.Add(time.Second), CallID: "b", OpID: "2", Name: "Bash", Label: "make"})
-	c.Add(stream.ToolFinished{At: t.Add(2 * time.Second), CallID: "a", OpID: "1", OK: false, Detail: "exit 2"})
-	c.Close(t.Add(5 * time.Second))
-	for _, iv := range c.ToolIntervals() {
-		fmt.Println(iv.Label, iv.End.Sub(iv.Start), "open:", iv.Open, "ok:", iv.OK, iv.Detail)
+// A front-end draws a run as its lines arrive, from what each line changed
+// in the fold: the same fold its stats come from.
+func ExampleFold_Add() {
+	in := strings.NewReader(`{"v":1,"type":"run_started","at":"2026-09-23T12:00:00Z","run_id":"r1"}
+{"v":1,"type":"tool_started","at":"2026-09-23T12:00:00Z","call_id":"a","op_id":"1","name":"Bash","label":"ls"}
+{"v":1,"type":"tool_started","at":"2026-09-23T12:00:01Z","call_id":"b","op_id":"2","name":"Bash","label":"make"}
+{"v":1,"type":"tool_finished","at":"2026-09-23T12:00:02Z","call_id":"a","op_id":"1","name":"Bash","label":"ls","ok":false,"detail":"exit 2"}
+`)
+	var f stream.Fold
+	for dto, err := range stream.NewDecoder(in).All() {
+		ch := f.Add(dto, err)
+		if ch.ToolStep == stream.Closed {
+			op := f.Tool(ch.ToolIndex)
+			fmt.Println("closed:", op.Label, op.End.Sub(op.Start), "ok:", op.OK, op.Detail)
+		}
+	}
+	for _, op := range f.Tools() {
+		if op.Open {
+			fmt.Println("still running:", op.Label)
+		}
+	}
+	fmt.Println(f.Verdict().Ending)
+	// Output:
+	// closed: ls 2s ok: false exit 2
+	// still running: make
+	// cut_off
+}
+
+// A run_finished summary that the events contradict: the fold says where.
+func ExampleFold_Diff() {
+	in := strings.NewReader(`{"v":1,"type":"run_started","at":"2026-09-23T12:00:00Z","run_id":"r1"}
+{"v":1,"type":"turn_started","at":"2026-09-23T12:00:00Z","turn":1}
+{"v":1,"type":"model_responded","at":"2026-09-23T12:00:02Z","turn":1,"duration_ms":2000,"usage":{"input":9,"output":1}}
+{"v":1,"type":"run_finished","at":"2026-09-23T12:00:03Z","summary":{"status":"ok","stats":{"turns":7,"model_ms":99}}}
+`)
+	var f stream.Fold
+	for dto, err := range stream.NewDecoder(in).All() {
+		f.Add(dto, err)
+	}
+	for _, d := range f.Diff() { // only the fields the summary has
+		fmt.Println(d)
 	}
 	// Output:
-	// ls 2s open: false ok: false exit 2
-	// make 4s open: true ok: false
+	// stats.model_ms is 99, recomputed 2000
+	// stats.turns is 7, recomputed 1
 }
 
 func ExampleValidate() {
@@ -138,24 +168,4 @@ func ExampleValidate() {
 	// 15: tool_finished for op_id "op-nope", which no tool_started began (tool-op)
 	// 21: stats.tool_busy_ms is 117, recomputed 2798 (stats)
 	// 21: stats.tool_model_overlap_ms is 0, recomputed 2669 (stats)
-}
-
-func ExampleOpen() {
-	run, err := stream.Open("testdata/invalid/run-finished-missing.jsonl")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for dto, err := range run.Events() {
-		if d, ok := dto.(stream.ToolFinishedDTO); ok && err == nil {
-			fmt.Println(d.Label, d.OK, d.Detail)
-		}
-	}
-	out, _ := run.Wait()
-	fmt.Println(out.Ending, out.Status)
-	// Output:
-	// ls true exit 0
-	// wc -l a.txt true exit 0
-	// cat b.txt false exit 1
-	// cut_off error
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream/internal/testenv"
 )
@@ -92,7 +93,7 @@ func fullResult() Result {
 
 // realisticRun is a whole run from run_started to run_finished: a user
 // message, two turns, parallel tools, one failing, a final answer. Its
-// summary holds the stats a StatsCollector computes for it.
+// summary holds the stats the fold computes for it.
 func realisticRun() []Event {
 	ms := func(n int) time.Time { return at(time.Duration(n) * time.Millisecond) }
 	evs := []Event{
@@ -117,12 +118,12 @@ func realisticRun() []Event {
 		ModelResponded{At: ms(5514), Turn: 2, TurnID: "turn-2", Duration: 2669 * time.Millisecond, Usage: Tokens{InputTokens: 801, CachedInputTokens: 512, OutputTokens: 19}, Stop: StopComplete},
 		AssistantMessage{At: ms(5514), Turn: 2, Text: "a.txt has 3 lines; b.txt does not exist.", Final: true},
 	}
-	c := new(StatsCollector)
+	var c Fold
 	for _, e := range evs {
-		c.Add(e)
+		c.AddEvent(e)
 	}
 	end := ms(5521)
-	c.Close(end)
+	c.EndAt(end)
 	st := c.Stats()
 	return append(evs, RunFinished{At: end, Result: Result{
 		Request:   Request{RunID: "20260923T123918Z-demo", SessionID: "7ef82dc2", Provider: "openai-codex", Model: "gpt-6-sol", Effort: "high", Workspace: "/home/dev/demo"},
@@ -147,7 +148,7 @@ func reflectTypeOf(e Event) reflect.Type { return reflect.TypeOf(e) }
 
 // cmpDiff is cmp.Diff that looks into the DTOs' embedded header.
 func cmpDiff(want, got any) string {
-	return cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true }))
+	return cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true }), cmpopts.IgnoreFields(RunFinishedDTO{}, "absent"))
 }
 
 func mustRead(t *testing.T, path string) []byte {

@@ -4,25 +4,35 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-func TestNotices(t *testing.T) {
-	var n Notices
-	w := PreflightWarningDTO{Code: "auth", Message: "expiring"}
-	for i := 1; i <= 3; i++ {
-		idx, c, ok := n.Add(w)
-		assert.True(t, ok)
-		assert.Equal(t, 0, idx)
-		assert.Equal(t, i, c)
+// The fold coalesces notices by the package's rule: a preflight warning by
+// its code and message, a runner error by its message, nothing else.
+func TestFoldNotices(t *testing.T) {
+	var f Fold
+	add := func(dto any) Change {
+		t.Helper()
+		return f.Add(dto, nil)
 	}
-	idx, c, _ := n.Add(PreflightWarningDTO{Code: "auth", Message: "expired"})
-	assert.Equal(t, [2]int{1, 1}, [2]int{idx, c}, "another message is another notice")
-	idx, c, _ = n.Add(PreflightWarningDTO{Code: "auth2", Message: "expiring"})
-	assert.Equal(t, [2]int{2, 1}, [2]int{idx, c}, "another code is another notice")
-	idx, c, _ = n.Add(RunnerErrorDTO{Message: "expiring"})
-	assert.Equal(t, [2]int{3, 1}, [2]int{idx, c}, "another type is another notice")
-	idx, c, _ = n.Add(w)
-	assert.Equal(t, [2]int{0, 4}, [2]int{idx, c}, "the first one again")
-	_, _, ok := n.Add(UserMessageDTO{Text: "expiring"})
-	assert.False(t, ok, "only warnings and runner errors coalesce")
+	w := PreflightWarningDTO{header: header{At: t0}, Code: "auth", Message: "expiring"}
+	ch := add(w)
+	assert.Equal(t, [2]int{int(Opened), 0}, [2]int{int(ch.NoticeStep), ch.NoticeIndex})
+	for range 2 {
+		ch = add(w)
+		assert.Equal(t, [2]int{int(Repeated), 0}, [2]int{int(ch.NoticeStep), ch.NoticeIndex})
+	}
+	ch = add(PreflightWarningDTO{Code: "auth", Message: "expired"})
+	assert.Equal(t, [2]int{int(Opened), 1}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another message is another notice")
+	ch = add(PreflightWarningDTO{Code: "auth2", Message: "expiring"})
+	assert.Equal(t, [2]int{int(Opened), 2}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another code is another notice")
+	ch = add(RunnerErrorDTO{Message: "expiring"})
+	assert.Equal(t, [2]int{int(Opened), 3}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another type is another notice")
+	ch = add(RunnerErrorDTO{Message: "auth\x00expiring"})
+	assert.Equal(t, [2]int{int(Opened), 4}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "a message cannot pass for a code and a message")
+	ch = add(UserMessageDTO{Text: "expiring"})
+	assert.Zero(t, ch.NoticeStep, "only warnings and runner errors are notices")
+	require.Len(t, f.Notices(), 5)
+	assert.Equal(t, Notice{Type: TypePreflightWarning, Code: "auth", Message: "expiring", At: t0, Count: 3}, f.Notice(0))
+	assert.Equal(t, Notice{Type: TypeRunnerError, Message: "expiring", Count: 1}, f.Notice(3))
 }

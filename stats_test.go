@@ -217,11 +217,11 @@ func TestStatsRules(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			col := new(StatsCollector)
+			var col Fold
 			for _, e := range c.events {
-				col.Add(e)
+				col.AddEvent(e)
 			}
-			col.Close(ms0(c.close))
+			col.EndAt(ms0(c.close))
 			s := col.Stats()
 			assert.NotNil(t, s.ToolsByName)
 			c.check(t, s, col.Answer())
@@ -297,11 +297,11 @@ func BenchmarkStats(b *testing.B) {
 			evs := manyEvents(n)
 			b.ReportAllocs()
 			for b.Loop() {
-				c := new(StatsCollector)
+				var c Fold
 				for _, e := range evs {
-					c.Add(e)
+					c.AddEvent(e)
 				}
-				c.Close(evs[n-1].OccurredAt())
+				c.EndAt(evs[n-1].OccurredAt())
 				_ = c.Stats()
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/event")
@@ -314,12 +314,12 @@ func TestStatsWorkedExamples(t *testing.T) {
 	T := t0
 	sec := func(n int) time.Time { return T.Add(time.Duration(n) * time.Second) }
 	fold := func(evs ...Event) (StatsDTO, string) {
-		c := new(StatsCollector)
-		c.Add(RunStarted{At: T})
+		var c Fold
+		c.AddEvent(RunStarted{At: T})
 		for _, e := range evs {
-			c.Add(e)
+			c.AddEvent(e)
 		}
-		c.Close(sec(20))
+		c.EndAt(sec(20))
 		return statsToDTO(c.Stats()), c.Answer()
 	}
 	t.Run("an empty last text is the answer", func(t *testing.T) {

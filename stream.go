@@ -183,11 +183,11 @@ var kinds = []*kind{
 	def(TypeModelResponded,
 		func(e ModelResponded) ModelRespondedDTO {
 			return ModelRespondedDTO{Turn: e.Turn, TurnID: e.TurnID, DurationMS: e.Duration.Milliseconds(),
-				Usage: tokensToDTO(e.Usage), Stop: e.Stop, Failure: e.Failure}
+				Usage: e.Usage.DTO(), Stop: e.Stop, Failure: e.Failure}
 		},
 		func(d ModelRespondedDTO) ModelResponded {
 			return ModelResponded{At: d.At, Turn: d.Turn, TurnID: d.TurnID, Duration: ms(d.DurationMS),
-				Usage: tokensFromDTO(d.Usage), Stop: d.Stop, Failure: d.Failure}
+				Usage: d.Usage.Tokens(), Stop: d.Stop, Failure: d.Failure}
 		}),
 	def(TypeToolCalled,
 		func(e ToolCalled) ToolCalledDTO {
@@ -254,6 +254,7 @@ func init() {
 		kindByEvent[k.event] = k
 		kindByDTO[k.dto] = k
 	}
+	initFinished()
 }
 
 // kindOf returns the table row of a domain event, accepting a struct or a

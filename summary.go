@@ -205,53 +205,11 @@ func statsToDTO(s Stats) StatsDTO {
 		FailedToolCalls:    s.FailedToolCalls,
 		MaxParallelTools:   s.MaxParallelTools,
 		ToolsByName:        byName,
-		Tokens:             tokensToDTO(s.Tokens),
+		Tokens:             s.Tokens.DTO(),
 		StopReasons:        maps.Clone(s.StopReasons),
 		Failures:           slices.Clone(s.Failures),
 		Errors:             slices.Clone(s.Errors),
 		Warnings:           slices.Clone(s.Warnings),
 		FinalAnswer:        s.FinalAnswer,
-	}
-}
-
-func statsFromDTO(d StatsDTO) Stats {
-	return Stats{
-		EventSpan:        ms(d.EventSpanMS),
-		ModelTime:        ms(d.ModelMS),
-		ToolBusyTime:     ms(d.ToolBusyMS),
-		ToolModelOverlap: ms(d.ToolModelOverlapMS),
-		Turns:            d.Turns,
-		UserMessages:     d.UserMessages,
-		ModelResponses:   d.ModelResponses,
-		ToolCalls:        d.ToolCalls,
-		FailedToolCalls:  d.FailedToolCalls,
-		MaxParallelTools: d.MaxParallelTools,
-		ToolsByName:      maps.Clone(d.ToolsByName),
-		Tokens:           tokensFromDTO(d.Tokens),
-		StopReasons:      maps.Clone(d.StopReasons),
-		Failures:         slices.Clone(d.Failures),
-		Errors:           slices.Clone(d.Errors),
-		Warnings:         slices.Clone(d.Warnings),
-		FinalAnswer:      d.FinalAnswer,
-	}
-}
-
-func tokensToDTO(t Tokens) TokensDTO {
-	return TokensDTO{
-		Input:           t.InputTokens,
-		CachedInput:     t.CachedInputTokens,
-		CacheWriteInput: t.CacheWriteInputTokens,
-		Output:          t.OutputTokens,
-		Reasoning:       t.ReasoningTokens,
-	}
-}
-
-func tokensFromDTO(d TokensDTO) Tokens {
-	return Tokens{
-		InputTokens:           d.Input,
-		CachedInputTokens:     d.CachedInput,
-		CacheWriteInputTokens: d.CacheWriteInput,
-		OutputTokens:          d.Output,
-		ReasoningTokens:       d.Reasoning,
 	}
 }

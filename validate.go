@@ -34,16 +34,16 @@ const (
 // maxFindings is how many findings Validate keeps.
 const maxFindings = 10000
 
-// validator holds what the rules need to remember between lines.
+// validator holds what the rules need to remember between lines; the rest
+// (how the stream began and ended, the operations started, the stats) is
+// the run's fold.
 type validator struct {
 	options
 	findings   []Finding
-	lines      int        // lines counted (decoded or not)
-	startOnly  bool       // every line so far is run_started, then preflight warnings
+	fold       Fold
 	finishedAt int        // line of the first run_finished
 	badFinish  *LineError // the first run_finished line that could not be decoded
-	sum        Summarizer // the stats and answer, folded as Summarize folds them
-	opsStarted map[string]bool
+	boms       int        // line errors that are a byte-order mark, not a line
 	lastTurn   int
 	turnSeen   bool
 }
@@ -68,7 +68,7 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // the options, Validate reads [WithExitCode], [WithStrict] and
 // [WithMaxLineSize].
 func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
-	v := &validator{options: newOptions(opts), startOnly: true, opsStarted: map[string]bool{}}
+	v := &validator{options: newOptions(opts)}
 	dec := NewDecoder(r, opts...)
 	for dto, err := range dec.All() {
 		if err != nil {
@@ -85,6 +85,9 @@ func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 	return v.findings, nil
 }
 
+// first reports whether the next line is the stream's first.
+func (v *validator) first() bool { return v.fold.lines == 0 && !v.fold.blocked }
+
 // lineError checks a line that could not be decoded.
 func (v *validator) lineError(le *LineError) {
 	rule := RuleJSON
@@ -92,45 +95,35 @@ func (v *validator) lineError(le *LineError) {
 		rule = RuleVersion
 	}
 	v.add(le.Line, rule, "%s", le.detail())
-	if errors.Is(le, ErrByteOrderMark) {
-		return // the line itself comes next
-	}
-	v.lines++
-	v.startOnly = false
-	if v.lines == 1 {
+	switch {
+	case errors.Is(le, ErrByteOrderMark): // the line itself comes next
+		v.boms++
+	case v.first():
 		v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")
 	}
 	if le.Type == TypeRunFinished && v.badFinish == nil {
 		v.badFinish = le
 	}
+	v.fold.Add(nil, le)
 }
 
 // line checks a decoded line: where it stands, its required fields, the
 // rules of its type; then folds it.
 func (v *validator) line(dec *Decoder, dto any) {
 	line := dec.Line()
-	v.lines++
 	typ := TypeOf(dto)
-	if v.lines == 1 {
-		v.startOnly = typ == TypeRunStarted
-		if !v.startOnly {
-			v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
-		}
-	} else {
-		v.startOnly = v.startOnly && typ == TypePreflightWarning
+	if v.first() && typ != TypeRunStarted {
+		v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
 	}
 	if v.finishedAt != 0 {
 		v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", printable(typ), v.finishedAt)
 	}
-	if _, ok := dto.(UnknownDTO); ok {
-		return
-	}
-	for _, path := range dec.missing(kindByType[typ], v.strict) {
-		v.add(line, RuleRequired, "missing required field %q", path)
+	if _, ok := dto.(UnknownDTO); !ok {
+		for _, path := range dec.missing(kindByType[typ], v.strict) {
+			v.add(line, RuleRequired, "missing required field %q", path)
+		}
 	}
 	switch d := dto.(type) {
-	case ToolStartedDTO:
-		v.opsStarted[d.OpID] = true
 	case ToolFinishedDTO:
 		v.toolFinished(line, d)
 	case TurnStartedDTO:
@@ -149,14 +142,15 @@ func (v *validator) line(dec *Decoder, dto any) {
 			v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
 		}
 	}
-	v.sum.Add(dto, nil, finishedRaw(dec, dto))
+	v.fold.Add(dto, nil)
 }
 
 // toolFinished: a tool_finished follows the tool_started of its op_id, or
 // has no op_id and ok:false.
 func (v *validator) toolFinished(line int, d ToolFinishedDTO) {
+	_, started := v.fold.opKeys.Lookup(d.OpID)
 	switch {
-	case d.OpID != "" && !v.opsStarted[d.OpID]:
+	case d.OpID != "" && !started:
 		v.add(line, RuleToolOp, "tool_finished for op_id %q, which no tool_started began", d.OpID)
 	case d.OpID == "" && d.OK:
 		v.add(line, RuleToolOp, "tool_finished without op_id has ok:true; a call that failed before its operation started has ok:false")
@@ -186,18 +180,17 @@ func (v *validator) modelResponded(line int, d ModelRespondedDTO) {
 // end checks the stream as a whole: how it ended, and the recorded
 // summary against the events.
 func (v *validator) end() {
-	folded := v.sum.Recomputed()
-	if folded.Recorded == nil {
-		if v.badFinish != nil {
-			v.add(v.badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", v.badFinish.Line, v.badFinish.detail())
-			return
+	if v.fold.Finished() {
+		for _, d := range v.fold.Diff() {
+			v.add(v.finishedAt, RuleStats, "%s", d)
 		}
-		v.ended()
 		return
 	}
-	for _, d := range folded.Diff() {
-		v.add(v.finishedAt, RuleStats, "%s", d)
+	if v.badFinish != nil {
+		v.add(v.badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", v.badFinish.Line, v.badFinish.detail())
+		return
 	}
+	v.ended()
 }
 
 // printable is s as it is when every character of it is printable, else
@@ -216,15 +209,19 @@ func (v *validator) optionalTurn(line, turn int) {
 }
 
 // ended checks a stream without run_finished against the endings the
-// contract allows.
+// contract allows: the fold's verdict of the stream with the exit code, if
+// one was given.
 func (v *validator) ended() {
-	switch {
-	case v.lines == 0 && v.exitCode == ExitUsage, v.startOnly && v.exitCode == ExitError:
-	case v.lines == 0:
+	if v.exitCode != noExitCode && v.fold.VerdictOf(v.exitCode, "").Ending != EndCutOff {
+		return
+	}
+	switch v.fold.Verdict().Ending {
+	case EndPreflightBlocked:
 		v.add(0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none")
-	case v.startOnly:
+	case EndStartFailed:
 		v.add(0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so")
 	default:
-		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", v.lines)
+		lines, errs := v.fold.Lines()
+		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", lines+errs-v.boms)
 	}
 }

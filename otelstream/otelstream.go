@@ -31,10 +31,9 @@
 //     span events of the root span.
 //
 // The chat and execute_tool spans are exactly the fold's intervals
-// ([stream.StatsCollector.ModelIntervals] and ToolIntervals): as many, with
-// the same start and end times, as the stats are computed from. A span
-// is made when its interval closes, or at the end of the run for those
-// still open.
+// ([stream.Fold.Turns] and [stream.Fold.Tools]): as many, with the same
+// start and end times, as the stats are computed from. A span is made when
+// its interval closes, or at the end of the run for those still open.
 //
 // Message texts, tool arguments and the answer may be sensitive: they are
 // left out unless [WithContent] asks for them, and then recorded as the
@@ -63,7 +62,6 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
-	"github.com/uagentkit/stream/internal/span"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -101,13 +99,13 @@ type Exporter struct {
 	tracer  trace.Tracer
 	content bool
 
-	fold                   stream.Summarizer // the run's one fold: the spans are its intervals
+	fold                   stream.Fold // the run's one fold: the spans are its intervals
 	runID, model, provider string
 	root                   trace.Span
 	rootCtx                context.Context
 	ended                  bool
-	last                   time.Time // the latest time of any line, where the root ends if cut off
 	inputs                 []message
+	args                   map[int]string // with content: each call's arguments, by call index
 }
 
 // message is a chat message as the conventions record it.
@@ -184,23 +182,30 @@ func (x *Exporter) Add(dto any) {
 		return
 	}
 	at := e.OccurredAt()
-	x.last = span.Later(x.last, at)
 	if d, ok := dto.(stream.RunStartedDTO); ok && x.root == nil {
 		x.startRoot(d, at)
 	}
 	if x.root == nil { // no run_started came first
 		x.startRoot(stream.RunStartedDTO{}, at)
 	}
-	ch := x.fold.Add(dto, nil, nil)
+	ch := x.fold.Add(dto, nil)
 	x.annotate(dto, at)
-	f := x.fold.Fold()
-	if ch.Turn == stream.Closed {
+	f := &x.fold
+	if d, ok := dto.(stream.ToolCalledDTO); ok && x.content {
+		if _, seen := x.args[ch.CallIndex]; !seen {
+			if x.args == nil {
+				x.args = map[int]string{}
+			}
+			x.args[ch.CallIndex] = d.Arguments
+		}
+	}
+	if ch.TurnStep == stream.Closed {
 		x.chatSpan(ch.TurnIndex, f.Turn(ch.TurnIndex), "")
 	}
-	if ch.Tool == stream.Closed {
+	if ch.ToolStep == stream.Closed {
 		x.toolSpan(f.Tool(ch.ToolIndex), "")
 	}
-	if ch.Call != 0 {
+	if ch.CallStep != 0 {
 		x.callEvent(f.Call(ch.CallIndex))
 	}
 	if d, ok := dto.(stream.RunFinishedDTO); ok {
@@ -211,7 +216,7 @@ func (x *Exporter) Add(dto any) {
 // callEvent records a call that failed before an operation started as an
 // event of the root span: it has no interval, so no span of its own.
 func (x *Exporter) callEvent(call stream.ToolCall) {
-	if call.Finished && !call.OK && len(call.Ops) == 0 {
+	if call.Finished && !call.OK && call.Ops == 0 {
 		x.root.AddEvent("uagent.tool_call_failed", stamp(call.FinishedAt), trace.WithAttributes(
 			semconv.GenAIToolName(call.Name), semconv.GenAIToolCallID(call.CallID), ToolLabelKey.String(call.Label),
 			ToolDetailKey.String(call.Detail)))
@@ -244,7 +249,7 @@ func (x *Exporter) chatSpan(i int, iv stream.TurnInterval, cutOff string) {
 		semconv.GenAIOperationNameChat, semconv.GenAIRequestModel(x.model), semconv.GenAIProviderNameKey.String(x.provider),
 		TurnKey.Int(iv.Turn))
 	if !iv.Open {
-		s.SetAttributes(usage(tokensDTO(iv.Usage))...)
+		s.SetAttributes(usage(iv.Usage)...)
 		if iv.Stop != "" {
 			s.SetAttributes(semconv.GenAIResponseFinishReasons(iv.Stop))
 		}
@@ -266,8 +271,8 @@ func (x *Exporter) toolSpan(iv stream.ToolInterval, cutOff string) {
 	if iv.OpType != "" {
 		attrs = append(attrs, ToolOpTypeKey.String(iv.OpType))
 	}
-	if c := x.fold.Fold().Call(iv.CallIndex); x.content && c.Arguments != "" {
-		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(c.Arguments))
+	if args := x.args[iv.Call]; args != "" {
+		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(args))
 	}
 	_, s := x.start(x.rootCtx, "op/"+iv.OpID, "execute_tool "+iv.Name, iv.Start, trace.SpanKindInternal, attrs...)
 	switch {
@@ -287,21 +292,21 @@ func (x *Exporter) toolSpan(iv stream.ToolInterval, cutOff string) {
 // root at t. status is the run's; cutOff, when not empty, says why the run
 // ends without run_finished.
 func (x *Exporter) finish(t time.Time, status stream.Status, cutOff string) {
-	f := x.fold.Fold()
+	f := &x.fold
 	open := cmp.Or(cutOff, "still running when the run finished")
-	for i, iv := range f.ModelIntervals() {
+	for i, iv := range f.Turns() {
 		if iv.Open {
 			x.chatSpan(i, iv, open)
 		}
 	}
-	for _, iv := range f.ToolIntervals() {
+	for _, iv := range f.Tools() {
 		if iv.Open {
 			x.toolSpan(iv, open)
 		}
 	}
 	r := x.root
-	sum := x.fold.Recomputed().Summary
-	r.SetAttributes(usage(sum.Stats.Tokens)...)
+	sum := f.Summary()
+	r.SetAttributes(usage(sum.Stats.Tokens.Tokens())...)
 	if x.content {
 		if b, err := json.Marshal(x.inputs); err == nil && len(x.inputs) > 0 {
 			r.SetAttributes(semconv.GenAIInputMessagesKey.String(string(b)))
@@ -333,7 +338,8 @@ func (x *Exporter) End(status stream.Status) {
 		x.ended = true
 		return
 	}
-	x.finish(x.last, cmp.Or(status, stream.StatusError), "the stream was cut off before run_finished")
+	_, last := x.fold.Times()
+	x.finish(last, cmp.Or(status, stream.StatusError), "the stream was cut off before run_finished")
 }
 
 // Export reads a recorded stream and exports it as one trace. Lines that
@@ -356,20 +362,15 @@ func Export(r io.Reader, tp trace.TracerProvider, opts ...Option) error {
 	return err
 }
 
-func tokensDTO(t stream.Tokens) stream.TokensDTO {
-	return stream.TokensDTO{Input: t.InputTokens, CachedInput: t.CachedInputTokens, CacheWriteInput: t.CacheWriteInputTokens,
-		Output: t.OutputTokens, Reasoning: t.ReasoningTokens}
-}
-
 // usage is the token usage as the conventions name it. Input includes the
 // cached and cache-write tokens, output the reasoning ones, as in uagent.
-func usage(u stream.TokensDTO) []attribute.KeyValue {
+func usage(u stream.Tokens) []attribute.KeyValue {
 	return []attribute.KeyValue{
-		semconv.GenAIUsageInputTokensKey.Int64(u.Input),
-		semconv.GenAIUsageOutputTokensKey.Int64(u.Output),
-		semconv.GenAIUsageCacheReadInputTokensKey.Int64(u.CachedInput),
-		semconv.GenAIUsageCacheCreationInputTokensKey.Int64(u.CacheWriteInput),
-		semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.Reasoning),
+		semconv.GenAIUsageInputTokensKey.Int64(u.InputTokens),
+		semconv.GenAIUsageOutputTokensKey.Int64(u.OutputTokens),
+		semconv.GenAIUsageCacheReadInputTokensKey.Int64(u.CachedInputTokens),
+		semconv.GenAIUsageCacheCreationInputTokensKey.Int64(u.CacheWriteInputTokens),
+		semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens),
 	}
 }
 

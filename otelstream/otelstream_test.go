@@ -101,20 +101,18 @@ func TestSpansOfARun(t *testing.T) {
 			assert.Equal(t, sum.Summary.Stats.Tokens.Output, out)
 
 			// Each span lasts what the stats' fold paired.
-			var c stream.StatsCollector
+			var c stream.Fold
 			for _, dto := range dtos {
-				if e, ok := stream.DTOToEvent(dto); ok {
-					c.Add(e)
-				}
+				c.Add(dto, nil)
 			}
-			turns := c.ModelIntervals()
+			turns := c.Turns()
 			require.Len(t, chats, len(turns))
 			for i, iv := range turns {
 				assert.True(t, chats[i].StartTime().Equal(iv.Start), "chat %d starts at its turn_started", i)
 				assert.True(t, chats[i].EndTime().Equal(iv.End), "chat %d ends at its model_responded", i)
 			}
 			tools := byName(spans, "execute_tool ")
-			ops := c.ToolIntervals()
+			ops := c.Tools()
 			require.Len(t, tools, len(ops), "no call failed before its operation in these runs")
 			for _, iv := range ops {
 				found := slices.ContainsFunc(tools, func(s sdktrace.ReadOnlySpan) bool {
@@ -272,16 +270,16 @@ func TestTheSameRunIsTheSameTrace(t *testing.T) {
 	assert.NotEqual(t, first[0][strings.Index(first[0], " ")+1:][:32], other[0].SpanContext().TraceID().String(), "another run, another trace")
 }
 
-// The chat and execute_tool spans are exactly the fold's intervals: as
-// many, starting and ending when the fold says, on the bundled and
-// conformance streams, the edge cases and 2,000 random runs (a zero time
-// is exported as Epoch, as OTLP cannot carry it).
-func TestSpansAreTheFoldsIntervals(t *testing.T) {
+// The chat and execute_tool spans are the run's intervals as the
+// independent reference pairs them: as many, starting and ending when it
+// says, on the bundled and conformance streams, the edge cases and 2,000
+// random runs (a zero time is exported as Epoch, as OTLP cannot carry it).
+func TestSpansAreTheReferences(t *testing.T) {
 	cases, err := runs.Cases("..", 2000)
 	require.NoError(t, err)
 	for name, b := range cases {
 		var want []string
-		for _, iv := range runs.Fold(b) {
+		for _, iv := range runs.Expected(b) {
 			for _, at := range []*time.Time{&iv.Start, &iv.End} {
 				if at.IsZero() {
 					*at = Epoch
@@ -299,7 +297,7 @@ func TestSpansAreTheFoldsIntervals(t *testing.T) {
 		slices.Sort(want)
 		slices.Sort(got)
 		if !slices.Equal(want, got) {
-			t.Fatalf("%s: spans (-fold +spans):\n%s", name, cmp.Diff(want, got))
+			t.Fatalf("%s: spans (-reference +spans):\n%s", name, cmp.Diff(want, got))
 		}
 	}
 }

@@ -196,7 +196,7 @@ func TestFollowsALiveRecording(t *testing.T) {
 	go func() {
 		defer close(consumed)
 		rec.Consume(pr)
-		rec.End(&stream.Outcome{Ending: stream.EndFinished, Status: stream.StatusOK, ExitCode: 0})
+		rec.End(&stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusOK, ExitCode: 0})
 	}()
 	done := make(chan []sseEvent)
 	var comments int

@@ -3,13 +3,12 @@ package ssestream
 import (
 	"time"
 
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/span"
 )
 
 // MaxToolLanes is how many tool lanes /intervals lays operations out in;
-// operations beyond them go to one more lane, counted in "more". It is the
-// SVG timeline's limit too.
+// operations beyond them go to one more lane, counted in "more". The
+// command's SVG timeline lays them out with the same limit.
 const MaxToolLanes = 24
 
 // intervals is what GET /intervals serves: the run's fold as a picture
@@ -43,28 +42,32 @@ type notice struct {
 	Count int `json:"count"`
 }
 
-// buildIntervals lays out the fold of sum. origin is the first line's time,
-// last the last line's.
-func buildIntervals(f *stream.StatsCollector, origin, last time.Time, notices []notice) intervals {
+// buildIntervals lays out the record's fold: its turns and operations, in
+// tool lanes, its notices; times in milliseconds from the fold's first
+// time.
+func (rec *Recording) buildIntervals() intervals {
+	f := &rec.fold
+	origin, last := f.Times()
 	ms := func(t time.Time) float64 { return float64(t.Sub(origin)) / float64(time.Millisecond) }
-	out := intervals{Origin: origin, End: ms(last), Turns: []bar{}, Tools: []bar{}, Notices: notices}
-	if out.Notices == nil {
-		out.Notices = []notice{}
+	out := intervals{Origin: origin, End: ms(last), Turns: []bar{}, Tools: []bar{}, Notices: []notice{}}
+	for i, n := range f.Notices() {
+		out.Notices = append(out.Notices, notice{Line: rec.noticeLines[i], Count: n.Count})
 	}
-	for _, iv := range f.ModelIntervals() {
-		out.Turns = append(out.Turns, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, OK: iv.Failure == "", Detail: iv.Failure})
+	for i, iv := range f.Turns() {
+		failure := rec.turnFailures[i]
+		out.Turns = append(out.Turns, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, OK: failure == "", Detail: failure})
 		out.End = max(out.End, ms(iv.End), ms(iv.Start))
 	}
-	tools := f.ToolIntervals()
-	spans := make([]span.Span, len(tools))
+	tools := f.Tools()
+	spans := make([]span.Span[time.Time], len(tools))
 	for i, iv := range tools {
-		spans[i] = span.Span{Start: iv.Start, End: iv.End}
+		spans[i] = span.Span[time.Time]{Start: iv.Start, End: iv.End}
 	}
 	lanes, more := span.Lanes(spans, MaxToolLanes)
 	out.More = more
 	for i, iv := range tools {
 		out.Tools = append(out.Tools, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, Lane: lanes[i], OK: iv.OK,
-			Label: iv.Name + ": " + iv.Label, Detail: iv.Detail})
+			Label: rec.ops[i].label, Detail: rec.ops[i].detail})
 		out.End = max(out.End, ms(iv.End), ms(iv.Start))
 		if lanes[i] < MaxToolLanes {
 			out.Lanes = max(out.Lanes, lanes[i]+1)

@@ -16,9 +16,9 @@ import (
 	"github.com/uagentkit/stream/internal/runs"
 )
 
-// foldBars are the fold's intervals of a stream as /intervals and the
-// page's bars carry them: kind, start and end in milliseconds since the
-// first line with a time.
+// foldBars are the intervals of a stream's run by the independent
+// reference (runs.Expected), as /intervals and the page's bars carry them:
+// kind, start and end in milliseconds since the first line with a time.
 func foldBars(t testing.TB, b []byte) []string {
 	var origin time.Time
 	for _, l := range lines(b) {
@@ -32,7 +32,7 @@ func foldBars(t testing.TB, b []byte) []string {
 		}
 	}
 	out := []string{}
-	for _, iv := range runs.Fold(b) {
+	for _, iv := range runs.Expected(b) {
 		out = append(out, iv.Kind+" "+msString(iv.Start.Sub(origin))+" "+msString(iv.End.Sub(origin)))
 	}
 	return out
@@ -60,9 +60,9 @@ func intervalBars(t testing.TB, body []byte) []string {
 	return out
 }
 
-// /intervals is the fold's: the same intervals as the stats', on the
+// /intervals shows the run's intervals as the reference pairs them, on the
 // bundled and conformance streams, the edge cases and 2,000 random runs.
-func TestIntervalsAreTheFolds(t *testing.T) {
+func TestIntervalsAreTheReferences(t *testing.T) {
 	cases, err := runs.Cases("..", 2000)
 	require.NoError(t, err)
 	for name, b := range cases {
@@ -71,7 +71,7 @@ func TestIntervalsAreTheFolds(t *testing.T) {
 		require.NoError(t, err)
 		want, got := foldBars(t, b), intervalBars(t, body)
 		if !slices.Equal(want, got) {
-			t.Fatalf("%s: /intervals (-fold +served):\n%s", name, cmp.Diff(want, got))
+			t.Fatalf("%s: /intervals (-reference +served):\n%s", name, cmp.Diff(want, got))
 		}
 	}
 }
@@ -105,6 +105,6 @@ func TestIntervalsOverHTTP(t *testing.T) {
 	assert.Equal(t, 2, iv.Lanes)
 	assert.Equal(t, []bool{false, false, true}, []bool{iv.Tools[0].Open, iv.Tools[1].Open, iv.Tools[2].Open})
 	assert.Equal(t, float64(40), iv.End, "the cut-off run ends at its last line")
-	assert.Equal(t, []notice{{Line: 2, Count: 2}, {Line: 3, Count: 1}}, iv.Notices, "coalesced by stream.Notices")
+	assert.Equal(t, []notice{{Line: 2, Count: 2}, {Line: 3, Count: 1}}, iv.Notices, "coalesced by the fold's rule")
 	assert.Equal(t, foldBars(t, b), intervalBars(t, body))
 }

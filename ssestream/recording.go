@@ -28,14 +28,14 @@ type Recording struct {
 	changed chan struct{} // closed, and replaced, on every change
 	version int           // counts the changes
 	ended   bool
-	end     []byte            // the end event's JSON
-	sum     stream.Summarizer // the run's fold
+	end     []byte      // the end event's JSON
+	fold    stream.Fold // the run's fold
 
-	// For /intervals: the first and the last line's time, the notices as
-	// stream.Notices coalesces them.
-	origin, last time.Time
-	notices      []notice
-	coalesce     stream.Notices
+	// For /intervals, what the fold does not keep: each operation's label
+	// and detail, the failures of turns, the line each notice first came on.
+	ops          []opText
+	turnFailures map[int]string
+	noticeLines  []int
 
 	// The JSON of /summary and /intervals, computed by the clock now.
 	now               func() time.Time
@@ -98,40 +98,41 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 			Error string `json:"error"`
 		}{num, le.Error()})
 		l.errJSON = safetext.EscapeJSON(l.errJSON)
-		rec.sum.Add(nil, le, nil)
+		rec.fold.Add(nil, le)
 	} else {
 		l.event = eventName(dto)
 		rec.data = appendData(rec.data, raw)
-		if !rec.sum.Finished() {
-			rec.observe(num, dto)
-		}
-		rec.sum.Add(dto, nil, raw)
+		rec.observe(num, rec.fold.Add(dto, nil))
 	}
 	l.end = len(rec.data)
 	rec.lines = append(rec.lines, l)
 	rec.notify()
 }
 
-// observe keeps what /intervals shows beside the fold: the lines' times
-// and the notices.
-func (rec *Recording) observe(num int, dto any) {
-	var at time.Time
-	if u, ok := dto.(stream.UnknownDTO); ok {
-		at = u.At
-	} else if e, ok := stream.DTOToEvent(dto); ok {
-		at = e.OccurredAt()
+// opText is what /intervals shows of an operation beside its times.
+type opText struct{ label, detail string }
+
+// observe keeps what /intervals shows that the fold hands over only in the
+// line's Change: the operations' labels and details, the turns' failures,
+// the notices' lines.
+func (rec *Recording) observe(num int, ch stream.Change) {
+	switch ch.ToolStep {
+	case stream.Opened:
+		iv := rec.fold.Tool(ch.ToolIndex)
+		rec.ops = append(rec.ops, opText{label: iv.Name + ": " + iv.Label})
+	case stream.Closed:
+		rec.ops[ch.ToolIndex].detail = rec.fold.Tool(ch.ToolIndex).Detail
 	}
-	if !at.IsZero() {
-		if rec.origin.IsZero() {
-			rec.origin = at
+	if ch.TurnStep == stream.Closed {
+		if failure := rec.fold.Turn(ch.TurnIndex).Failure; failure != "" {
+			if rec.turnFailures == nil {
+				rec.turnFailures = map[int]string{}
+			}
+			rec.turnFailures[ch.TurnIndex] = failure
 		}
-		rec.last = at
 	}
-	if i, n, ok := rec.coalesce.Add(dto); ok {
-		if n == 1 {
-			rec.notices = append(rec.notices, notice{Line: num})
-		}
-		rec.notices[i].Count = n
+	if ch.NoticeStep == stream.Opened {
+		rec.noticeLines = append(rec.noticeLines, num)
 	}
 }
 
@@ -144,29 +145,34 @@ func appendData(dst, raw []byte) []byte {
 	return append(dst, safetext.EscapeJSON(raw)...)
 }
 
-// End marks the end of the stream and says how the run ended: o is the
-// outcome of the run that was recorded (as [stream.Run.Wait] returns it),
-// or nil when the record is a stream alone (a file, standard input), whose
-// end the stream itself says: finished with its run_finished summary's
-// status and the exit code the contract gives it, or cut off. Only the
-// first End counts.
-func (rec *Recording) End(o *stream.Outcome) {
+// End marks the end of the stream and says how the run ended: v is the
+// verdict of the run that was recorded (a process's, as
+// execstream.Outcome carries it), or nil when the record is a stream alone
+// (a file, standard input), whose verdict the record's fold gives from the
+// lines (stream.Fold.Verdict). Only the first End counts.
+func (rec *Recording) End(v *stream.Verdict) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.ended {
 		return
 	}
-	if o == nil {
-		o = &stream.Outcome{Ending: stream.EndCutOff, Status: stream.StatusError, ExitCode: -1}
-		if r := rec.sum.Recomputed(); r.Recorded != nil {
-			st := stream.Status(r.Recorded.Status)
-			o = &stream.Outcome{Ending: stream.EndFinished, Status: st, ExitCode: st.ExitCode()}
-		}
+	if v == nil {
+		alone := rec.fold.Verdict()
+		v = &alone
 	}
-	rec.end, _ = json.Marshal(endEvent{Ending: o.Ending.String(), Status: string(o.Status), ExitCode: o.ExitCode})
+	rec.end, _ = json.Marshal(endEvent{Ending: v.Ending.String(), Status: string(v.Status), ExitCode: v.ExitCode})
 	rec.end = safetext.EscapeJSON(rec.end) // the status may be the stream's
 	rec.ended = true
 	rec.notify()
+}
+
+// Fold calls f with the record's fold, under the record's lock: for a
+// caller that wants an answer of the fold about the lines so far (its
+// verdict with an exit code, its summary). f must not keep the fold.
+func (rec *Recording) Fold(f func(*stream.Fold)) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	f(&rec.fold)
 }
 
 // endEvent is the data of the SSE end event.
@@ -202,14 +208,14 @@ func (rec *Recording) cached(c *cache, compute func(*Recording) ([]byte, error))
 // intervalsJSON returns the fold's intervals as /intervals serves them.
 func (rec *Recording) intervalsJSON() ([]byte, error) {
 	return rec.cached(&rec.ivCache, func(rec *Recording) ([]byte, error) {
-		return json.Marshal(buildIntervals(rec.sum.Fold(), rec.origin, rec.last, rec.notices))
+		return json.Marshal(rec.buildIntervals())
 	})
 }
 
 // summaryJSON returns the summary as /summary serves it.
 func (rec *Recording) summaryJSON() ([]byte, error) {
 	return rec.cached(&rec.sumCache, func(rec *Recording) ([]byte, error) {
-		return stream.MarshalSummary(rec.sum.Recomputed().Summary)
+		return stream.MarshalSummary(rec.fold.Summary())
 	})
 }
 
@@ -218,7 +224,7 @@ func (rec *Recording) summaryJSON() ([]byte, error) {
 func (rec *Recording) Finished() bool {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	return rec.sum.Finished()
+	return rec.fold.Finished()
 }
 
 // wait returns the lines from index i on, the record's bytes, the end event

@@ -233,11 +233,7 @@ func Rows(r io.Reader, opts ...Option) iter.Seq2[any, error] {
 					break
 				}
 			}
-			var raw []byte // the Summarizer reads only run_finished's
-			if _, ok := dto.(stream.RunFinishedDTO); ok {
-				raw = dec.Raw()
-			}
-			for _, row := range f.add(dto, err, raw) {
+			for _, row := range f.add(dto, err) {
 				if !yield(row, nil) {
 					return
 				}

@@ -71,7 +71,7 @@ func TestRowsAddUpToTheStats(t *testing.T) {
 
 		var wantTurns, gotTurns []string
 		var wantTools, gotTools []string
-		for _, iv := range runs.Fold(b) {
+		for _, iv := range runs.Expected(b) {
 			s := iv.Kind + " " + col(ts(iv.Start)) + " " + col(ts(iv.End))
 			if iv.Kind == "turn" {
 				wantTurns = append(wantTurns, s)

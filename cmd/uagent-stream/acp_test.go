@@ -320,20 +320,6 @@ func TestACPHostileText(t *testing.T) {
 	assert.Contains(t, fmt.Sprint(ups), "\\x1b[2J", "escaped as the command's human output escapes it")
 }
 
-func TestACPToolKinds(t *testing.T) {
-	for name, want := range map[string]acp.ToolKind{
-		"Bash": acp.ToolKindExecute, "shell": acp.ToolKindExecute, "exec_command": acp.ToolKindExecute,
-		"Read": acp.ToolKindRead, "read_file": acp.ToolKindRead, "view": acp.ToolKindRead,
-		"Edit": acp.ToolKindEdit, "MultiEdit": acp.ToolKindEdit, "Write": acp.ToolKindEdit, "apply_patch": acp.ToolKindEdit,
-		"Grep": acp.ToolKindSearch, "Glob": acp.ToolKindSearch, "WebSearch": acp.ToolKindSearch, "ls": acp.ToolKindSearch,
-		"WebFetch": acp.ToolKindFetch, "fetch": acp.ToolKindFetch,
-		"Think": acp.ToolKindThink, "TodoWrite": acp.ToolKindThink,
-		"Tools": acp.ToolKindOther, "calendar": acp.ToolKindOther, "": acp.ToolKindOther,
-	} {
-		assert.Equal(t, want, toolKind(name), name)
-	}
-}
-
 // A run that ends ok after a response that stopped on max_tokens answers
 // max_tokens.
 func TestACPMaxTokens(t *testing.T) {

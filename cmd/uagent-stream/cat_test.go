@@ -203,24 +203,29 @@ func TestCatFollowWaitsAndStartsOver(t *testing.T) {
 	}
 }
 
-// Repeated notices print once, as the serve page shows them (the package's
-// NoticeKey is the rule for both).
+// Repeated notices print once, as the serve page shows them (the fold's
+// rule for both: a warning by its code and message, an error by its
+// message), and the summary counts them. A warning of another code is
+// another notice even with the same message.
 func TestCatCoalescesRepeatedNotices(t *testing.T) {
 	evs := []stream.Event{stream.RunStarted{At: t1}}
 	for range 3 {
 		evs = append(evs, stream.PreflightWarning{At: t1, Code: "auth", Message: "expiring"}, stream.RunnerError{At: t1, Message: "flaky"})
 	}
 	evs = append(evs, stream.PreflightWarning{At: t1, Code: "auth", Message: "expired"},
+		stream.PreflightWarning{At: t1, Code: "disk", Message: "expiring"},
 		stream.RunFinished{At: t1, Result: stream.Result{Status: stream.StatusError, Stats: stream.Stats{
-			Warnings: []string{"expiring", "expiring", "expiring", "expired"}, Errors: []string{"flaky", "flaky", "flaky"}}}})
+			Warnings: []string{"expiring", "expiring", "expiring", "expired", "expiring"}, Errors: []string{"flaky", "flaky", "flaky"}}}})
 	code, out, _ := runCmd(t, "", "cat", sinkFile(t, evs...))
 	require.Equal(t, 0, code)
 	assert.Equal(t, 1, strings.Count(out, "! warning auth: expiring"), out)
 	assert.Equal(t, 1, strings.Count(out, "✗ runner error: flaky"), out)
 	assert.Equal(t, 1, strings.Count(out, "! warning auth: expired"), "another message is another notice")
-	assert.Contains(t, out, "   warning: expiring (×3)\n")
-	assert.Contains(t, out, "   warning: expired\n")
-	assert.Contains(t, out, "   error: flaky (×3)\n")
+	assert.Contains(t, out, "   warning auth: expiring (×3)\n")
+	assert.Contains(t, out, "   warning auth: expired\n")
+	assert.Contains(t, out, "   warning disk: expiring\n", "another code, another notice")
+	assert.Contains(t, out, "   runner error: flaky (×3)\n")
+	assert.NotContains(t, out, "disagrees", "the summary's warnings and errors are the events'")
 }
 
 // stats reads many files on all cores and prints them in argument order.

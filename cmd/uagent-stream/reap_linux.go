@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -25,7 +26,34 @@ func becomeSubreaper() {
 // its process group and were reparented to this process. They get SIGTERM
 // and the grace period, then SIGKILL; every one is reaped. Call it after
 // the run's Wait, when this process has no child of its own left.
-func reapOrphans(grace time.Duration) (n int) {
+func reapOrphans(grace time.Duration) int { return reapChildren(grace, nil) }
+
+// runMarker names the variable that marks every process of one run of acp
+// (inherited by its descendants, setsid or not), so that the orphans of one
+// run are stopped without touching the runs of other sessions.
+const runMarker = "UAGENT_STREAM_RUN"
+
+// reapMarked stops, as reapOrphans does, the children of this process
+// whose environment has runMarker=marker: the orphans of that run alone.
+func reapMarked(marker string, grace time.Duration) int {
+	want := []byte(runMarker + "=" + marker)
+	return reapChildren(grace, func(pid int) bool {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		return err == nil && slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, want) })
+	})
+}
+
+// reapChildren stops and reaps the children of this process that match
+// (all when match is nil): SIGTERM, the grace period, then SIGKILL, again
+// for what they leave behind as they die.
+func reapChildren(grace time.Duration, match func(pid int) bool) (n int) {
+	children := func() []int {
+		kids := children()
+		if match != nil {
+			kids = slices.DeleteFunc(kids, func(pid int) bool { return !match(pid) })
+		}
+		return kids
+	}
 	kids := children()
 	if len(kids) == 0 {
 		return 0

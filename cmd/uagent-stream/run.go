@@ -1,21 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
-	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/execstream"
 )
 
 // cmdRun runs a command that writes a stream, renders it live (or passes it
@@ -66,12 +62,12 @@ func cmdRun(e env, args []string) error {
 		}}
 		copies = append(copies, jsonLines)
 	}
-	opts := []stream.Option{stream.WithGrace(*grace)}
+	opts := []execstream.Option{execstream.WithGrace(*grace)}
 	if len(copies) > 0 {
-		opts = append(opts, stream.WithStdoutCopy(io.MultiWriter(copies...)))
+		opts = append(opts, execstream.WithStdoutCopy(io.MultiWriter(copies...)))
 	}
 	restore := foreground(cmd, e.stdin)
-	run, err := stream.Start(ctx, cmd, opts...)
+	run, err := execstream.Start(ctx, cmd, opts...)
 	if err != nil {
 		restore()
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
@@ -80,15 +76,19 @@ func cmdRun(e env, args []string) error {
 	export := newLiveExport(e, *otelOn, *otelContent)
 	events := export.tap(run.Events())
 	var renderErr error
+	var r *renderer
 	if *asJSON {
 		for range events {
 		}
 	} else {
-		r := newRenderer(e.stdout, useColor(e.stdout, *noColor), true)
+		r = newRenderer(e.stdout, useColor(e.stdout, *noColor), true)
 		renderErr = r.renderEach(events)
 		r.flush()
 	}
 	o, err := run.Wait()
+	if r != nil {
+		r.end(o.Verdict) // the closing line says what the outcome line says
+	}
 	restore() // the terminal first: nothing below needs the child
 	reapOrphans(*grace)
 	if jsonLines != nil {
@@ -103,155 +103,4 @@ func cmdRun(e env, args []string) error {
 		return nil
 	}
 	return exitError{code}
-}
-
-// reportOutcome prints the outcome line of a run started as run and serve
-// start it, on a line of its own after the command's stderr, and the error
-// of reading it, if any; it returns the exit code for the outcome.
-func reportOutcome(e env, stderr *lastByte, name string, o stream.Outcome, err error) int {
-	code := exitCode(o)
-	how := fmt.Sprintf("exit %d", o.ExitCode)
-	if sig, ok := o.Signal.(syscall.Signal); ok {
-		how = fmt.Sprintf("killed by signal %d (%s)", int(sig), sig)
-	}
-	errs := ""
-	if o.LineErrors > 0 {
-		errs = fmt.Sprintf(", %d bad", o.LineErrors)
-	}
-	stderr.newline()
-	fmt.Fprintf(e.stderr, "uagent-stream: %s: %s, status %s, %s, %d lines%s\n", sanitize(name, false), o.Ending,
-		sanitize(string(o.Status), false), how, o.Lines, errs)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		if code == 0 {
-			code = 1
-		}
-	}
-	return code
-}
-
-// exitCode is the exit code of run (and serve) for a run's outcome: the
-// command's own, 128+signal when a signal killed it, 130 when the run was
-// interrupted.
-func exitCode(o stream.Outcome) int {
-	code := o.ExitCode
-	if sig, ok := o.Signal.(syscall.Signal); ok {
-		code = 128 + int(sig)
-	}
-	if o.Status == stream.StatusInterrupted {
-		code = stream.ExitInterrupted
-	}
-	return code
-}
-
-// startFailure is the exit code for a command that could not start: 127
-// when it does not exist, 126 when it cannot be executed, as shells say.
-func startFailure(err error) int {
-	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
-		return 127
-	case errors.Is(err, fs.ErrPermission):
-		return 126
-	}
-	return 1
-}
-
-// lineWriter passes whole lines to w, so that w sees no character cut in
-// two, holding at most max bytes of a line: a longer line is reported (its
-// number to long) and passed on as it comes, cut only between characters.
-// flush writes what is left.
-type lineWriter struct {
-	w        io.Writer
-	max      int
-	long     func(line int)
-	buf      []byte
-	line     int  // lines ended so far
-	cur      int  // bytes of the line not ended yet
-	overlong bool // that line is longer than max (and was reported)
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	for rest := p; len(rest) > 0; {
-		seg, ended := rest, false
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			seg, ended = rest[:i+1], true
-		}
-		rest = rest[len(seg):]
-		if l.cur += len(seg); ended {
-			l.cur--
-		}
-		if !l.overlong && l.cur > l.max {
-			l.overlong = true
-			l.long(l.line + 1)
-		}
-		if ended {
-			l.line, l.cur, l.overlong = l.line+1, 0, false
-		}
-	}
-	l.buf = append(l.buf, p...)
-	out := bytes.LastIndexByte(l.buf, '\n') + 1 // whole lines
-	if l.overlong {                             // and the overlong line's bytes as they come, but never half a character
-		out = len(l.buf) - partialRune(l.buf)
-	}
-	if out > 0 {
-		if _, err := l.w.Write(l.buf[:out]); err != nil {
-			return 0, err
-		}
-		l.buf = append(l.buf[:0], l.buf[out:]...)
-	}
-	return len(p), nil
-}
-
-// partialRune is how many bytes at the end of b are the start of a UTF-8
-// sequence that is not complete yet.
-func partialRune(b []byte) int {
-	for n := 1; n <= min(3, len(b)); n++ {
-		c := b[len(b)-n]
-		if c < utf8.RuneSelf {
-			return 0
-		}
-		if utf8.RuneStart(c) {
-			if utf8.FullRune(b[len(b)-n:]) {
-				return 0
-			}
-			return n
-		}
-	}
-	return 0
-}
-
-func (l *lineWriter) flush() {
-	if len(l.buf) > 0 {
-		l.w.Write(l.buf)
-		l.buf = l.buf[:0]
-	}
-}
-
-// lastByte passes writes through and remembers whether the last byte
-// written ended a line, so that a message after the child's stderr starts
-// on a line of its own. It is safe for concurrent use.
-type lastByte struct {
-	mu      sync.Mutex
-	w       io.Writer
-	written bool
-	last    byte
-}
-
-func (l *lastByte) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(p) > 0 {
-		l.written, l.last = true, p[len(p)-1]
-	}
-	return l.w.Write(p)
-}
-
-// newline ends the child's last line if it did not.
-func (l *lastByte) newline() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.written && l.last != '\n' {
-		io.WriteString(l.w, "\n")
-		l.last = '\n'
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/ssestream"
 )
 
@@ -124,14 +125,17 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command 
 		io.Copy(io.Discard, pr) // whatever Consume left, so the run never blocks
 	}()
 	restore := foreground(cmd, e.stdin) // as run does: the command reads the terminal, Ctrl-C reaches it
-	run, err := stream.Start(ctx, cmd, stream.WithGrace(grace), stream.WithStdoutCopy(pw))
+	run, err := execstream.Start(ctx, cmd, execstream.WithGrace(grace), execstream.WithStdoutCopy(pw))
 	if err != nil {
 		restore()
 		pw.Close()
 		<-consumed
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		rec.End(&stream.Outcome{Ending: stream.EndCutOff, Status: stream.StatusError, ExitCode: -1})
-		return startFailure(err), stream.StatusError
+		code := startFailure(err)
+		var v stream.Verdict // the fold's, as for a run: no line, and run's exit code
+		rec.Fold(func(f *stream.Fold) { v = f.VerdictOf(code, "") })
+		rec.End(&v)
+		return code, v.Status
 	}
 	for range export.tap(run.Events()) {
 	}
@@ -140,7 +144,7 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command 
 	pw.Close()
 	<-consumed
 	reapOrphans(grace)
-	rec.End(&o)
+	rec.End(&o.Verdict)
 	return reportOutcome(e, stderr, command[0], o, err), o.Status
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/testenv"
 )
 
@@ -311,28 +312,24 @@ func TestServePageInABrowser(t *testing.T) {
 	}
 }
 
-// foldBars are the fold's intervals of a stream as the page's bars carry
-// them: kind, start and end in milliseconds since the first line.
+// foldBars are the intervals of a stream's run, by the independent
+// reference, as the page's bars carry them: kind, start and end in
+// milliseconds since the first line.
 func foldBars(t *testing.T, b []byte) []string {
-	var s stream.Summarizer
 	var origin time.Time
-	dec := stream.NewDecoder(bytes.NewReader(b))
-	for dto, err := range dec.All() {
+	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
 		require.NoError(t, err)
-		if e, ok := stream.DTOToEvent(dto); ok && origin.IsZero() {
+		if e, ok := stream.DTOToEvent(dto); ok {
 			origin = e.OccurredAt()
+			break
 		}
-		s.Add(dto, nil, dec.Raw())
 	}
 	ms := func(t time.Time) string {
 		return strconv.FormatFloat(float64(t.Sub(origin))/float64(time.Millisecond), 'f', -1, 64)
 	}
 	var out []string
-	for _, iv := range s.Fold().ModelIntervals() {
-		out = append(out, "turn "+ms(iv.Start)+" "+ms(iv.End))
-	}
-	for _, iv := range s.Fold().ToolIntervals() {
-		out = append(out, "tool "+ms(iv.Start)+" "+ms(iv.End))
+	for _, iv := range runs.Expected(b) {
+		out = append(out, iv.Kind+" "+ms(iv.Start)+" "+ms(iv.End))
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/span"
+	"github.com/uagentkit/stream/ssestream"
 )
 
 func cmdTimeline(e env, args []string) error {
@@ -47,8 +48,8 @@ const (
 )
 
 // maxToolLanes is how many tool lanes the picture draws; operations that
-// would need more go to one "+N more" lane.
-const maxToolLanes = 24
+// would need more go to one "+N more" lane. It is the page's limit.
+const maxToolLanes = ssestream.MaxToolLanes
 
 type bar struct {
 	lane       int
@@ -68,55 +69,57 @@ type timeline struct {
 	lineErrors int
 }
 
-// buildTimeline reads a stream through the run's fold (a Summarizer, as
-// stats reads it) and draws what it paired: one lane for model turns, one
-// for the time tools ran while the model was generating, and a lane for
-// each tool that ran at once, up to maxToolLanes, laid out as the page lays
-// them out. The picture and the stats come from the same fold.
+// buildTimeline reads a stream through the run's fold (as stats reads it)
+// and draws what it paired: one lane for model turns, one for the time
+// tools ran while the model was generating, and a lane for each tool that
+// ran at once, up to maxToolLanes, laid out as the page lays them out;
+// from the fold's first time to its last. The picture and the stats come
+// from the same fold; what the fold hands over only in a line's Change
+// (an operation's label and detail) is kept here.
 func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	tl := &timeline{lanes: []string{"model", "overlap"}}
-	var s stream.Summarizer
+	var f stream.Fold
+	type opText struct{ label, detail string }
+	var ops []opText
 	for dto, err := range dec.All() {
 		if err != nil {
 			if _, ok := errors.AsType[*stream.LineError](err); !ok {
 				return nil, err
 			}
 			tl.lineErrors++
-			continue
 		}
-		if s.Finished() {
-			continue
-		}
-		s.Add(dto, nil, dec.Raw())
-		if d, ok := dto.(stream.RunStartedDTO); ok {
-			tl.title = fmt.Sprintf("%s · %s %s", d.RunID, d.Provider, d.Model)
-		}
-		if at := lineTime(dto); !at.IsZero() {
-			if tl.origin.IsZero() || at.Before(tl.origin) {
-				tl.origin = at
-			}
-			tl.end = span.Later(tl.end, at)
+		ch := f.Add(dto, err)
+		switch ch.ToolStep {
+		case stream.Opened:
+			iv := f.Tool(ch.ToolIndex)
+			ops = append(ops, opText{label: iv.Name + ": " + iv.Label})
+		case stream.Closed:
+			ops[ch.ToolIndex].detail = f.Tool(ch.ToolIndex).Detail
 		}
 	}
-	model, tools := s.Fold().ModelIntervals(), s.Fold().ToolIntervals()
-	for _, iv := range model {
+	if d := f.Started(); d != nil {
+		tl.title = fmt.Sprintf("%s · %s %s", d.RunID, d.Provider, d.Model)
+	}
+	tl.origin, tl.end = f.Times()
+	for _, iv := range f.Turns() {
 		label := fmt.Sprintf("turn %d", iv.Turn)
 		if iv.Open {
 			label += " (unanswered)"
 		}
 		tl.bars = append(tl.bars, bar{lane: 0, kind: barModel, label: label, start: iv.Start, end: iv.End})
 	}
+	tools := f.Tools()
 	toolBars := make([]bar, len(tools))
-	spans := make([]span.Span, len(tools))
+	spans := make([]span.Span[time.Time], len(tools))
 	for i, iv := range tools {
-		b := bar{kind: barTool, label: iv.Name + ": " + iv.Label + " · " + iv.Detail, start: iv.Start, end: iv.End}
+		b := bar{kind: barTool, label: ops[i].label + " · " + ops[i].detail, start: iv.Start, end: iv.End}
 		switch {
 		case iv.Open:
-			b.kind, b.label = barRunning, iv.Name+": "+iv.Label+" · still running"
+			b.kind, b.label = barRunning, ops[i].label+" · still running"
 		case !iv.OK:
 			b.kind = barFailed
 		}
-		toolBars[i], spans[i] = b, span.Span{Start: iv.Start, End: iv.End}
+		toolBars[i], spans[i] = b, span.Span[time.Time]{Start: iv.Start, End: iv.End}
 	}
 	lanes, more := span.Lanes(spans, maxToolLanes)
 	used := 0
@@ -130,22 +133,13 @@ func buildTimeline(dec *stream.Decoder) (*timeline, error) {
 	if more > 0 {
 		tl.lanes = append(tl.lanes, fmt.Sprintf("+%d more", more))
 	}
-	tl.bars = append(tl.bars, overlapBars(model, tools)...)
+	for start, end := range f.Overlaps() {
+		tl.bars = append(tl.bars, bar{lane: 1, kind: barOverlap, label: "tools ran while the model generated", start: start, end: end})
+	}
 	tl.bars = append(tl.bars, toolBars...)
 	tl.paired = slices.Clone(tl.bars)
 	tl.bars = tl.coalesce(tl.bars)
 	return tl, nil
-}
-
-// lineTime is the time of a line, zero for one that has none.
-func lineTime(dto any) time.Time {
-	if u, ok := dto.(stream.UnknownDTO); ok {
-		return u.At
-	}
-	if e, ok := stream.DTOToEvent(dto); ok {
-		return e.OccurredAt()
-	}
-	return time.Time{}
 }
 
 // coalesce merges, lane by lane, the bars that would touch within a pixel
@@ -186,23 +180,6 @@ func (tl *timeline) coalesce(bars []bar) []bar {
 				out[i].label = fmt.Sprintf("%d turns", out[i].count)
 			}
 		}
-	}
-	return out
-}
-
-// overlapBars are the times tools ran while the model was generating:
-// the intersection of the merged intervals, as tool_model_overlap_ms sums it.
-func overlapBars(model []stream.TurnInterval, tools []stream.ToolInterval) []bar {
-	ms, ts := make([]span.Span, len(model)), make([]span.Span, len(tools))
-	for i, iv := range model {
-		ms[i] = span.Span{Start: iv.Start, End: iv.End}
-	}
-	for i, iv := range tools {
-		ts[i] = span.Span{Start: iv.Start, End: iv.End}
-	}
-	var out []bar
-	for _, s := range span.Intersect(span.Merge(ms), span.Merge(ts)) {
-		out = append(out, bar{lane: 1, kind: barOverlap, label: "tools ran while the model generated", start: s.Start, end: s.End})
 	}
 	return out
 }

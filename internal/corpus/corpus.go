@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -24,6 +25,18 @@ type Options struct {
 	LongLines  int     // how many lines of 1–4 MB, holding together about a third of the bytes
 	MaxText    int     // the longest ordinary tool argument or text, in bytes (10 B upward)
 	Text       string  // what texts are made of: "mixed" (code with \n, \" and JSON inside JSON, non-ASCII prose), "plain", "escaped" or "nonascii"
+	// OneRun makes the corpus one run of as many turns as Size needs,
+	// instead of runs of 12 turns each.
+	OneRun bool
+}
+
+// LongRun is one real-shaped run of size bytes: the texts, keys and
+// escapes of Real, as many turns as it takes, and lines of 1–4 MB holding
+// a third of the bytes (at most 4 MB each).
+func LongRun(size int) Options {
+	o := Real(size)
+	o.OneRun, o.LongLines = true, max(4, size/3/(2750<<10)) // their text grows by about half as JSON
+	return o
 }
 
 // Real is the corpus the issue describes: tool arguments and texts from
@@ -85,15 +98,35 @@ type emitter func(stream.Event)
 
 func (f emitter) Emit(e stream.Event) { f(e) }
 
-// Generate writes a corpus: whole runs written by the package's Sink, then
+// Generate returns a corpus: whole runs written by the package's Sink, then
 // reshaped line by line as the options say.
 func Generate(o Options) []byte {
+	var out bytes.Buffer
+	Write(&out, o)
+	return out.Bytes()
+}
+
+// counter counts the bytes written through it.
+type counter struct {
+	w io.Writer
+	n int
+}
+
+func (c *counter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+// Write writes the corpus Generate returns to w, a run at a time (a line at
+// a time for OneRun), so that a corpus larger than memory can be written.
+func Write(w io.Writer, o Options) error {
 	r := rand.New(rand.NewPCG(o.Seed, 17))
 	if o.MaxText < 10 {
 		o.MaxText = 10
 	}
 	t0 := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	var out bytes.Buffer
+	out := &counter{w: w}
 	// The long lines go at fixed places: after each quarter of the rest.
 	longAt := map[int]bool{}
 	for i := range o.LongLines {
@@ -103,17 +136,35 @@ func Generate(o Options) []byte {
 	if o.LongLines > 0 {
 		longBytes = o.Size / 3 / o.LongLines
 	}
-	for run := 0; out.Len() < o.Size; run++ {
+	for run := 0; out.n < o.Size; run++ {
 		var buf bytes.Buffer
+		reshape := func() error { // the lines written so far, reshaped, to out
+			for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
+				if len(line) == 0 {
+					continue
+				}
+				if r.Float64() < o.SortedKeys {
+					line = sortKeys(line)
+				}
+				if r.Float64() < o.Escaped {
+					line = escapeNonASCII(line)
+				}
+				if _, err := out.Write(line); err != nil {
+					return err
+				}
+			}
+			buf.Reset()
+			return nil
+		}
 		sink := stream.NewSink(&buf)
-		var stats stream.StatsCollector
-		s := emitter(func(e stream.Event) { sink.Emit(e); stats.Add(e) })
+		var stats stream.Fold
+		s := emitter(func(e stream.Event) { sink.Emit(e); stats.AddEvent(e) })
 		ms := func(n int) time.Time { return t0.Add(time.Duration(run)*time.Hour + time.Duration(n)*time.Millisecond) }
 		s.Emit(stream.RunStarted{At: ms(0), RunID: fmt.Sprint("run-", run), SessionID: "7ef82dc2-d9b4-4728-abc2-2f4e6060c8f8",
 			Provider: "openai-codex", Model: "gpt-6-sol", Effort: "high", Workspace: "/home/dev/demo"})
 		s.Emit(stream.UserMessage{At: ms(3), ID: "u1", Text: text(r, o.Text, size(r, o.MaxText))})
 		now := 5
-		for turn := 1; turn <= 12; turn++ {
+		for turn := 1; turn <= 12 || o.OneRun && out.n+buf.Len() < o.Size; turn++ {
 			s.Emit(stream.TurnStarted{At: ms(now), Turn: turn, TurnID: fmt.Sprint("turn-", turn)})
 			s.Emit(stream.ReasoningSummary{At: ms(now + 100), Turn: turn, Text: text(r, o.Text, size(r, 400))})
 			now += 1500 + r.IntN(1000)
@@ -124,7 +175,7 @@ func Generate(o Options) []byte {
 				n := size(r, o.MaxText)
 				if len(longAt) > 0 {
 					for at, done := range longAt {
-						if !done && out.Len()+buf.Len() >= at {
+						if !done && out.n+buf.Len() >= at {
 							longAt[at] = true
 							n = longBytes
 							break
@@ -140,27 +191,23 @@ func Generate(o Options) []byte {
 			}
 			now += 60
 			s.Emit(stream.AssistantMessage{At: ms(now), Turn: turn, Text: text(r, o.Text, size(r, o.MaxText))})
+			if o.OneRun {
+				if err := reshape(); err != nil {
+					return err
+				}
+			}
 		}
 		end := ms(now + 10)
-		stats.Close(end)
+		stats.EndAt(end)
 		st := stats.Stats()
 		s.Emit(stream.RunFinished{At: end, Result: stream.Result{Status: stream.Classify("", 0, st), StartedAt: ms(0),
 			Wall: end.Sub(ms(0)), Request: stream.Request{RunID: fmt.Sprint("run-", run), SessionID: "7ef82dc2-d9b4-4728-abc2-2f4e6060c8f8",
 				Provider: "openai-codex", Model: "gpt-6-sol", Effort: "high", Workspace: "/home/dev/demo"}, Stats: st, Answer: stats.Answer()}})
-		for _, line := range bytes.SplitAfter(buf.Bytes(), []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			if r.Float64() < o.SortedKeys {
-				line = sortKeys(line)
-			}
-			if r.Float64() < o.Escaped {
-				line = escapeNonASCII(line)
-			}
-			out.Write(line)
+		if err := reshape(); err != nil {
+			return err
 		}
 	}
-	return out.Bytes()
+	return nil
 }
 
 // sortKeys re-encodes a line with its keys in alphabetical order, as

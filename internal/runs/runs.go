@@ -169,26 +169,46 @@ func (iv Interval) String() string {
 }
 
 // Summarize folds a stream's lines as stats does, and returns the fold.
-func Summarize(b []byte) *stream.Summarizer {
-	var s stream.Summarizer
-	dec := stream.NewDecoder(bytes.NewReader(b))
-	for dto, err := range dec.All() {
-		s.Add(dto, err, dec.Raw())
+func Summarize(b []byte) *stream.Fold {
+	var f stream.Fold
+	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
+		f.Add(dto, err)
 	}
-	return &s
+	return &f
 }
 
-// Fold returns the intervals the package's fold pairs in a stream, read as
-// stats reads it: the model turns, then the tool operations, each in the
-// fold's order.
-func Fold(b []byte) []Interval {
-	s := Summarize(b)
-	var out []Interval
-	for _, iv := range s.Fold().ModelIntervals() {
-		out = append(out, Interval{"turn", iv.Start, iv.End})
+// Expected returns the intervals a stream's run has, by the Reference:
+// the lines read with the Decoder alone, the run closed where DESIGN.md
+// closes a recorded stream (at its run_finished, or at its last line), the
+// model turns then the tool operations, each in the order the Reference
+// pairs them. Every view is held against it.
+func Expected(b []byte) []Interval {
+	var evs []stream.Event
+	var end time.Time
+	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
+		if err != nil {
+			continue
+		}
+		if d, ok := dto.(stream.RunFinishedDTO); ok {
+			end = d.At
+			break
+		}
+		if u, ok := dto.(stream.UnknownDTO); ok {
+			end = u.At
+			continue
+		}
+		if e, ok := stream.DTOToEvent(dto); ok {
+			evs = append(evs, e)
+			end = e.OccurredAt()
+		}
 	}
-	for _, iv := range s.Fold().ToolIntervals() {
-		out = append(out, Interval{"tool", iv.Start, iv.End})
+	_, _, model, tools := Reference(evs, end)
+	var out []Interval
+	for _, iv := range model {
+		out = append(out, Interval{"turn", iv[0], iv[1]})
+	}
+	for _, iv := range tools {
+		out = append(out, Interval{"tool", iv[0], iv[1]})
 	}
 	return out
 }
@@ -215,4 +235,46 @@ func Cases(root string, n int) (map[string][]byte, error) {
 		out[fmt.Sprint("random ", i)] = Write(evs)
 	}
 	return out, nil
+}
+
+// StillRunning returns, by DESIGN.md's words and not the fold's code, the
+// tool operations of a stream's run that no tool_finished closed before
+// run_finished, in the order they first started: each as its first
+// tool_started's name and label, "NAME: LABEL".
+func StillRunning(b []byte) []string {
+	type op struct {
+		what string
+		open bool
+	}
+	var order []string
+	ops := map[string]*op{}
+	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
+		if err != nil {
+			continue
+		}
+		switch d := dto.(type) {
+		case stream.RunFinishedDTO:
+			return open(order, func(id string) (string, bool) { return ops[id].what, ops[id].open })
+		case stream.ToolStartedDTO:
+			if ops[d.OpID] == nil {
+				ops[d.OpID] = &op{what: d.Name + ": " + d.Label, open: true}
+				order = append(order, d.OpID)
+			}
+		case stream.ToolFinishedDTO:
+			if o := ops[d.OpID]; o != nil {
+				o.open = false
+			}
+		}
+	}
+	return open(order, func(id string) (string, bool) { return ops[id].what, ops[id].open })
+}
+
+func open(order []string, of func(id string) (string, bool)) []string {
+	var out []string
+	for _, id := range order {
+		if what, open := of(id); open {
+			out = append(out, what)
+		}
+	}
+	return out
 }

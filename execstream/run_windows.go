@@ -1,6 +1,6 @@
 //go:build windows
 
-package stream
+package execstream
 
 import (
 	"os"

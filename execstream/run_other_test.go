@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package stream
+package execstream
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
 )
 
 // Where there are no processes, Start says so, and Open still replays.
@@ -18,10 +19,10 @@ func TestStartIsUnsupported(t *testing.T) {
 	require.ErrorIs(t, err, errors.ErrUnsupported)
 	assert.Contains(t, err.Error(), "stream: start ")
 
-	r, err := Open("testdata/run.jsonl")
+	r, err := Open("../testdata/run.jsonl")
 	require.NoError(t, err)
 	o, err := r.Wait()
 	require.NoError(t, err)
-	assert.Equal(t, EndFinished, o.Ending)
+	assert.Equal(t, stream.EndFinished, o.Ending)
 	assert.Equal(t, 21, o.Lines)
 }

@@ -1,6 +1,6 @@
 //go:build !unix && !windows
 
-package stream
+package execstream
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package stream
+package execstream
 
 import (
 	"context"
@@ -11,60 +11,28 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/uagentkit/stream"
 )
-
-// Ending says how a run's stream ended.
-type Ending int
-
-// The endings of a stream.
-const (
-	// EndFinished: a run_finished line arrived.
-	EndFinished Ending = iota + 1
-	// EndPreflightBlocked: no line was written and the exit code is 2.
-	EndPreflightBlocked
-	// EndStartFailed: the stream stopped after run_started (and preflight
-	// warnings) and the exit code is 1: the runner could not start.
-	EndStartFailed
-	// EndCutOff: any other ending without run_finished: the process was
-	// killed, crashed, or closed its stdout early.
-	EndCutOff
-)
-
-// String returns the ending's name: finished, preflight_blocked,
-// start_failed or cut_off.
-func (k Ending) String() string {
-	switch k {
-	case EndFinished:
-		return "finished"
-	case EndPreflightBlocked:
-		return "preflight_blocked"
-	case EndStartFailed:
-		return "start_failed"
-	case EndCutOff:
-		return "cut_off"
-	}
-	return fmt.Sprintf("Ending(%d)", int(k))
-}
 
 // Outcome is how a run ended.
 type Outcome struct {
-	Ending Ending
-	// Status is the status the contract implies: the summary's for
-	// EndFinished; for a cut-off run, timeout when the context's deadline
-	// passed or the process exited 124, interrupted when the context was
-	// cancelled, the Run was closed, a signal that asks a process to stop
-	// (SIGINT, SIGTERM, SIGHUP) killed it or it exited 130 (the contract's
-	// exit codes for those statuses), error otherwise; error for
-	// EndPreflightBlocked and EndStartFailed.
-	Status Status
-	// ExitCode is the process's exit code, -1 when a signal killed it. For a
-	// replay (see Open) it is the exit code the contract gives the ending.
-	ExitCode int
+	// Ending, Status and ExitCode are the run's verdict, the fold's
+	// (stream.Fold.VerdictOf for a process, stream.Fold.Verdict for a
+	// replay): the summary's status for EndFinished; for a cut-off run,
+	// timeout when the context's deadline passed or the process exited
+	// 124, interrupted when the context was cancelled, the Run was closed,
+	// a signal that asks a process to stop (SIGINT, SIGTERM, SIGHUP)
+	// killed it or it exited 130, error otherwise; error for
+	// EndPreflightBlocked and EndStartFailed. ExitCode is the process's,
+	// -1 when a signal killed it; for a replay, the one the contract gives
+	// the ending.
+	stream.Verdict
 	// Signal is the signal that killed the process, or nil (always nil on
 	// Windows and for a replay).
 	Signal os.Signal
 	// Summary is the run_finished summary, when one arrived.
-	Summary *SummaryDTO
+	Summary *stream.SummaryDTO
 	// Stderr is the last StderrTail bytes the process wrote to stderr.
 	Stderr []byte
 	// Lines counts the lines read; LineErrors those that could not be
@@ -89,8 +57,7 @@ type Outcome struct {
 // process never blocks on its stdout. Wait and Close may be called more
 // than once and concurrently; all calls return the same result.
 type Run struct {
-	cfg    options
-	opts   []Option // for the Decoder
+	cfg    config
 	items  chan runItem
 	drain  chan struct{} // closed by Wait and Close: stop delivering events
 	done   chan struct{} // closed when the stream has been read to its end
@@ -98,10 +65,8 @@ type Run struct {
 	closed atomic.Bool   // the pipes were closed by force: a read error is the end
 
 	// Set by the reading goroutine before done is closed.
-	summary           *SummaryDTO
-	lines, lineErrors int
-	onlyStart         bool // every line so far was run_started or preflight_warning
-	readErr           error
+	fold    stream.Fold // the run's lines, for the outcome
+	readErr error
 
 	// Set for a process.
 	ctx    context.Context
@@ -115,7 +80,7 @@ type Run struct {
 	exit   chan struct{} // closed when the watcher has returned
 
 	waitOnce sync.Once
-	outcome  Outcome
+	result   Outcome
 	err      error
 }
 
@@ -158,8 +123,8 @@ type runItem struct {
 //   - js/wasm, wasip1 and other platforms without processes: Start returns
 //     an error that wraps errors.ErrUnsupported; Open works everywhere.
 //
-// Of the options, Start reads [WithGrace], [WithStdoutCopy] and the
-// decoder's.
+// Of the options, Start reads [WithGrace], [WithStdoutCopy] and
+// [WithDecoder].
 func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 	if cmd.Stdout != nil {
 		return nil, errors.New("stream: start: cmd.Stdout is already set")
@@ -222,12 +187,10 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 
 func newRun(opts []Option) *Run {
 	return &Run{
-		cfg:       newOptions(opts),
-		opts:      opts,
-		items:     make(chan runItem),
-		drain:     make(chan struct{}),
-		done:      make(chan struct{}),
-		onlyStart: true,
+		cfg:   newConfig(opts),
+		items: make(chan runItem),
+		drain: make(chan struct{}),
+		done:  make(chan struct{}),
 	}
 }
 
@@ -296,40 +259,24 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 	if r.cfg.copyTo != nil {
 		in = io.TeeReader(src, r.cfg.copyTo)
 	}
-	dec := NewDecoder(in, r.opts...)
+	dec := stream.NewDecoder(in, r.cfg.decoder...)
 	for !r.stop.Load() {
 		dto, err := dec.Decode()
 		if err == io.EOF {
 			return
 		}
 		if err != nil {
-			if _, ok := errors.AsType[*LineError](err); !ok {
+			if _, ok := errors.AsType[*stream.LineError](err); !ok {
 				if !r.closed.Load() && !r.stop.Load() { // not the end we caused
 					r.readErr = err
 				}
 				return
 			}
-			r.lines++
-			r.lineErrors++
-			r.onlyStart = false
-		} else {
-			r.lines++
-			switch d := dto.(type) {
-			case RunStartedDTO:
-				r.onlyStart = r.onlyStart && r.lines == 1
-			case PreflightWarningDTO:
-			case RunFinishedDTO:
-				if r.summary == nil {
-					r.summary = &d.Summary
-				}
-				r.onlyStart = false
-			default:
-				r.onlyStart = false
-			}
-			if pace != nil {
-				if e, ok := DTOToEvent(dto); ok && !pace(e.OccurredAt()) {
-					pace = nil // Wait asked to drain: no more waiting
-				}
+		}
+		r.fold.Add(dto, err)
+		if err == nil && pace != nil {
+			if e, ok := stream.DTOToEvent(dto); ok && !pace(e.OccurredAt()) {
+				pace = nil // Wait asked to drain: no more waiting
 			}
 		}
 		select {
@@ -374,17 +321,17 @@ func (r *Run) Wait() (Outcome, error) {
 		close(r.drain)
 		if r.cmd == nil {
 			<-r.done
-			r.outcome, r.err = r.replayOutcome(), r.readErr
+			r.result, r.err = r.replayOutcome(), r.readErr
 			return
 		}
 		<-r.exited
 		<-r.done
 		<-r.errEOF
 		<-r.exit
-		r.outcome, r.err = r.processOutcome()
+		r.result, r.err = r.processOutcome()
 		r.cancel()
 	})
-	return r.outcome, r.err
+	return r.result, r.err
 }
 
 // Close stops the run and releases everything it holds, then returns what
@@ -402,66 +349,35 @@ func (r *Run) Close() error {
 	return err
 }
 
-func (r *Run) baseOutcome() Outcome {
-	o := Outcome{Summary: r.summary, Lines: r.lines, LineErrors: r.lineErrors}
-	switch {
-	case r.summary != nil:
-		o.Ending, o.Status = EndFinished, Status(r.summary.Status)
-	case r.lines == 0:
-		o.Ending, o.Status = EndPreflightBlocked, StatusError
-	case r.onlyStart:
-		o.Ending, o.Status = EndStartFailed, StatusError
-	default:
-		o.Ending, o.Status = EndCutOff, StatusError
-	}
-	return o
+// outcome is what the lines say of the run, beside its verdict.
+func (r *Run) outcome(v stream.Verdict) Outcome {
+	lines, lineErrors := r.fold.Lines()
+	return Outcome{Verdict: v, Summary: r.fold.Recorded(), Lines: lines + lineErrors, LineErrors: lineErrors}
 }
 
 func (r *Run) processOutcome() (Outcome, error) {
-	o := r.baseOutcome()
-	o.Stderr = r.stderr.Bytes()
 	state := r.cmd.ProcessState
 	if state == nil {
+		o := r.outcome(r.fold.VerdictOf(-1, ""))
+		o.Stderr = r.stderr.Bytes()
 		return o, fmt.Errorf("stream: wait %s: %w", r.cmd.Path, r.waited)
 	}
-	o.ExitCode = state.ExitCode()
-	o.Signal = exitSignal(state)
-	switch o.Ending {
-	case EndPreflightBlocked:
-		if o.ExitCode != ExitUsage {
-			o.Ending = EndCutOff
-		}
-	case EndStartFailed:
-		if o.ExitCode != ExitError {
-			o.Ending = EndCutOff
-		}
+	sig := exitSignal(state)
+	var stop stream.Status
+	switch {
+	case errors.Is(r.ctx.Err(), context.DeadlineExceeded):
+		stop = stream.StatusTimeout
+	case r.ctx.Err() != nil, isStopSignal(sig):
+		stop = stream.StatusInterrupted
 	}
-	if o.Ending == EndCutOff {
-		switch {
-		case errors.Is(r.ctx.Err(), context.DeadlineExceeded), o.ExitCode == ExitTimeout:
-			o.Status = StatusTimeout
-		case r.ctx.Err() != nil, isStopSignal(o.Signal), o.ExitCode == ExitInterrupted:
-			o.Status = StatusInterrupted
-		default:
-			o.Status = StatusError
-		}
-	}
+	o := r.outcome(r.fold.VerdictOf(state.ExitCode(), stop))
+	o.Signal, o.Stderr = sig, r.stderr.Bytes()
 	return o, r.readErr
 }
 
 func (r *Run) replayOutcome() Outcome {
-	o := r.baseOutcome()
+	o := r.outcome(r.fold.Verdict())
 	o.Replayed = true
-	switch o.Ending {
-	case EndFinished:
-		o.ExitCode = o.Status.ExitCode()
-	case EndPreflightBlocked:
-		o.ExitCode = ExitUsage
-	case EndStartFailed:
-		o.ExitCode = ExitError
-	default:
-		o.ExitCode = -1
-	}
 	return o
 }
 
@@ -471,7 +387,7 @@ func (r *Run) replayOutcome() Outcome {
 // their original spacing (by their at), sped up by the given factor; Wait
 // stops the pacing and returns when the rest of the file has been read,
 // Close at once. The file is closed when the Run ends. Of the options, Open
-// reads WithTiming, [WithStdoutCopy] and the decoder's.
+// reads [WithTiming], [WithStdoutCopy] and [WithDecoder].
 func Open(path string, opts ...Option) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package stream
+package execstream
 
 import (
 	"bytes"
@@ -9,19 +9,48 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/testenv"
 	"go.uber.org/goleak"
 )
 
 func fake(args ...string) *exec.Cmd { return exec.Command(fakeUagent, args...) }
+
+var t0 = time.Date(2026, 9, 23, 12, 39, 18, 960000000, time.UTC)
+
+// write emits evs through a Sink and returns its bytes.
+func write(t testing.TB, evs []stream.Event) []byte {
+	var b bytes.Buffer
+	s := stream.NewSink(&b)
+	for _, e := range evs {
+		s.Emit(e)
+	}
+	require.NoError(t, s.Err())
+	return b.Bytes()
+}
+
+// decodeAll decodes a file's lines.
+func decodeAll(t testing.TB, path string) []any {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []any
+	for dto, err := range stream.NewDecoder(f).All() {
+		require.NoError(t, err)
+		out = append(out, dto)
+	}
+	return out
+}
 
 // collect ranges over the run's events, then waits.
 func collect(t *testing.T, r *Run) ([]any, []error, Outcome) {
@@ -41,15 +70,15 @@ func collect(t *testing.T, r *Run) ([]any, []error, Outcome) {
 }
 
 func TestStartFinished(t *testing.T) {
-	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-delay", "1ms", "-stderr", "diagnostics\n"))
+	r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl", "-delay", "1ms", "-stderr", "diagnostics\n"))
 	require.NoError(t, err)
 	dtos, errs, o := collect(t, r)
 	assert.Empty(t, errs)
 	assert.Len(t, dtos, 21)
-	assert.IsType(t, RunStartedDTO{}, dtos[0])
-	assert.IsType(t, RunFinishedDTO{}, dtos[20])
-	assert.Equal(t, EndFinished, o.Ending)
-	assert.Equal(t, StatusOK, o.Status)
+	assert.IsType(t, stream.RunStartedDTO{}, dtos[0])
+	assert.IsType(t, stream.RunFinishedDTO{}, dtos[20])
+	assert.Equal(t, stream.EndFinished, o.Ending)
+	assert.Equal(t, stream.StatusOK, o.Status)
 	assert.Equal(t, 0, o.ExitCode)
 	assert.Nil(t, o.Signal)
 	require.NotNil(t, o.Summary)
@@ -66,17 +95,17 @@ func TestStartEndings(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		args   []string
-		kind   Ending
-		status Status
+		kind   stream.Ending
+		status stream.Status
 		code   int
 		lines  int
 	}{
-		{"preflight blocked", []string{"-exit", "2", "-stderr", "preflight: credentials expired\n"}, EndPreflightBlocked, StatusError, 2, 0},
-		{"start failed", []string{"-replay", "testdata/run.jsonl", "-lines", "2", "-exit", "1", "-stderr", "runner: cannot start\n"}, EndStartFailed, StatusError, 1, 2},
-		{"no line, exit 1", []string{"-exit", "1"}, EndCutOff, StatusError, 1, 0},
-		{"run_started only, exit 0", []string{"-replay", "testdata/run.jsonl", "-lines", "1"}, EndCutOff, StatusError, 0, 1},
-		{"died mid-line", []string{"-replay", "testdata/run.jsonl", "-lines", "12", "-cut", "-exit", "1"}, EndCutOff, StatusError, 1, 13},
-		{"finished with an error status", []string{"-replay", "testdata/every-event.jsonl", "-exit", "1"}, EndFinished, StatusError, 1, 27},
+		{"preflight blocked", []string{"-exit", "2", "-stderr", "preflight: credentials expired\n"}, stream.EndPreflightBlocked, stream.StatusError, 2, 0},
+		{"start failed", []string{"-replay", "../testdata/run.jsonl", "-lines", "2", "-exit", "1", "-stderr", "runner: cannot start\n"}, stream.EndStartFailed, stream.StatusError, 1, 2},
+		{"no line, exit 1", []string{"-exit", "1"}, stream.EndCutOff, stream.StatusError, 1, 0},
+		{"run_started only, exit 0", []string{"-replay", "../testdata/run.jsonl", "-lines", "1"}, stream.EndCutOff, stream.StatusError, 0, 1},
+		{"died mid-line", []string{"-replay", "../testdata/run.jsonl", "-lines", "12", "-cut", "-exit", "1"}, stream.EndCutOff, stream.StatusError, 1, 13},
+		{"finished with an error status", []string{"-replay", "../testdata/every-event.jsonl", "-exit", "1"}, stream.EndFinished, stream.StatusError, 1, 27},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := Start(context.Background(), fake(c.args...))
@@ -90,35 +119,35 @@ func TestStartEndings(t *testing.T) {
 		})
 	}
 	t.Run("died mid-line reports the cut line", func(t *testing.T) {
-		r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-lines", "12", "-cut"))
+		r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl", "-lines", "12", "-cut"))
 		require.NoError(t, err)
 		dtos, errs, o := collect(t, r)
 		assert.Len(t, dtos, 12)
 		require.Len(t, errs, 1)
-		assert.ErrorIs(t, errs[0], ErrTruncated)
+		assert.ErrorIs(t, errs[0], stream.ErrTruncated)
 		assert.Equal(t, 1, o.LineErrors)
 	})
 }
 
 func TestStartCancellation(t *testing.T) {
-	finish := string(write(t, []Event{RunFinished{At: t0, Result: Result{Status: StatusInterrupted, RunnerExitCode: 130}}}))
+	finish := string(write(t, []stream.Event{stream.RunFinished{At: t0, Result: stream.Result{Status: stream.StatusInterrupted, RunnerExitCode: 130}}}))
 	for _, c := range []struct {
 		name   string
 		onInt  string
-		kind   Ending
-		status Status
+		kind   stream.Ending
+		status stream.Status
 		code   int
 		signal os.Signal
 	}{
-		{"exits on SIGINT", "die", EndCutOff, StatusInterrupted, 130, nil},
-		{"finishes on SIGINT", "finish", EndFinished, StatusInterrupted, 130, nil},
-		{"ignores SIGINT: killed after the grace", "ignore", EndCutOff, StatusInterrupted, -1, syscall.SIGKILL},
+		{"exits on SIGINT", "die", stream.EndCutOff, stream.StatusInterrupted, 130, nil},
+		{"finishes on SIGINT", "finish", stream.EndFinished, stream.StatusInterrupted, 130, nil},
+		{"ignores SIGINT: killed after the grace", "ignore", stream.EndCutOff, stream.StatusInterrupted, -1, syscall.SIGKILL},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			r, err := Start(ctx, fake("-replay", "testdata/run.jsonl", "-lines", "5", "-hang", "-on-int", c.onInt,
+			r, err := Start(ctx, fake("-replay", "../testdata/run.jsonl", "-lines", "5", "-hang", "-on-int", c.onInt,
 				"-finish-line", strings.TrimSpace(finish), "-grandchild", pidFile), WithGrace(300*time.Millisecond))
 			require.NoError(t, err)
 			grandchild := testenv.ReadPid(t, pidFile)
@@ -151,12 +180,12 @@ func TestStartCancellation(t *testing.T) {
 	t.Run("deadline is a timeout", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		r, err := Start(ctx, fake("-replay", "testdata/run.jsonl", "-lines", "3", "-hang"))
+		r, err := Start(ctx, fake("-replay", "../testdata/run.jsonl", "-lines", "3", "-hang"))
 		require.NoError(t, err)
 		o, err := r.Wait()
 		require.NoError(t, err)
-		assert.Equal(t, EndCutOff, o.Ending)
-		assert.Equal(t, StatusTimeout, o.Status)
+		assert.Equal(t, stream.EndCutOff, o.Ending)
+		assert.Equal(t, stream.StatusTimeout, o.Status)
 	})
 }
 
@@ -164,7 +193,7 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 	for _, holds := range []string{"stdout", "stderr"} {
 		t.Run(holds, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
-			r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-grandchild", pidFile, "-grandchild-holds", holds),
+			r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl", "-grandchild", pidFile, "-grandchild-holds", holds),
 				WithGrace(200*time.Millisecond))
 			require.NoError(t, err)
 			done := make(chan Outcome)
@@ -176,7 +205,7 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 			}()
 			select {
 			case o := <-done:
-				assert.Equal(t, EndFinished, o.Ending)
+				assert.Equal(t, stream.EndFinished, o.Ending)
 			case <-time.After(10 * time.Second):
 				t.Fatal("Wait did not return")
 			}
@@ -188,27 +217,27 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 
 func TestStartStderrTail(t *testing.T) {
 	var all bytes.Buffer
-	cmd := fake("-stderr-bytes", "300000", "-replay", "testdata/run.jsonl")
+	cmd := fake("-stderr-bytes", "300000", "-replay", "../testdata/run.jsonl")
 	cmd.Stderr = &all
 	r, err := Start(context.Background(), cmd)
 	require.NoError(t, err)
 	o, err := r.Wait()
 	require.NoError(t, err)
-	assert.Equal(t, EndFinished, o.Ending, "a child writing much stderr does not block")
+	assert.Equal(t, stream.EndFinished, o.Ending, "a child writing much stderr does not block")
 	assert.Len(t, o.Stderr, StderrTail)
 	assert.True(t, bytes.HasSuffix(all.Bytes(), o.Stderr), "the tail is the end of stderr")
 	assert.Greater(t, all.Len(), 300000, "cmd.Stderr gets everything")
 }
 
 func TestStartHugeLineInALiveStream(t *testing.T) {
-	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-delay", "1ms", "-big", "10000000"))
+	r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl", "-delay", "1ms", "-big", "10000000"))
 	require.NoError(t, err)
 	dtos, errs, o := collect(t, r)
 	assert.Empty(t, errs)
 	require.Len(t, dtos, 22)
-	big := dtos[10].(ToolCalledDTO)
+	big := dtos[10].(stream.ToolCalledDTO)
 	assert.Len(t, big.Arguments, 10000000)
-	assert.Equal(t, EndFinished, o.Ending)
+	assert.Equal(t, stream.EndFinished, o.Ending)
 }
 
 func TestStartErrors(t *testing.T) {
@@ -223,28 +252,28 @@ func TestStartErrors(t *testing.T) {
 
 func TestStartStdoutCopy(t *testing.T) {
 	var copied bytes.Buffer
-	r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl"), WithStdoutCopy(&copied))
+	r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl"), WithStdoutCopy(&copied))
 	require.NoError(t, err)
 	_, err = r.Wait()
 	require.NoError(t, err)
-	want, err := os.ReadFile("testdata/run.jsonl")
+	want, err := os.ReadFile("../testdata/run.jsonl")
 	require.NoError(t, err)
 	assert.Equal(t, string(want), copied.String())
 }
 
 func TestOpenReplays(t *testing.T) {
-	r, err := Open("testdata/run.jsonl")
+	r, err := Open("../testdata/run.jsonl")
 	require.NoError(t, err)
 	dtos, errs, o := collect(t, r)
 	assert.Empty(t, errs)
-	want, _ := decodeAll(t, bytes.NewReader(mustRead(t, "testdata/run.jsonl")))
-	if d := cmpDiff(want, dtos); d != "" {
+	want := decodeAll(t, "../testdata/run.jsonl")
+	if d := cmp.Diff(want, dtos, cmp.Exporter(func(reflect.Type) bool { return true })); d != "" {
 		t.Fatal(d)
 	}
-	assert.Equal(t, Outcome{Ending: EndFinished, Status: StatusOK, ExitCode: 0, Summary: o.Summary, Lines: 21, Replayed: true}, o)
+	assert.Equal(t, Outcome{Verdict: stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusOK, ExitCode: 0}, Summary: o.Summary, Lines: 21, Replayed: true}, o)
 
 	t.Run("with timing", func(t *testing.T) {
-		r, err := Open("testdata/run.jsonl", WithTiming(100)) // 5.5 s of events in about 55 ms
+		r, err := Open("../testdata/run.jsonl", WithTiming(100)) // 5.5 s of events in about 55 ms
 		require.NoError(t, err)
 		start := time.Now()
 		dtos, _, _ := collect(t, r)
@@ -252,32 +281,27 @@ func TestOpenReplays(t *testing.T) {
 		assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond, "the original spacing, sped up")
 	})
 	t.Run("Wait stops the pacing", func(t *testing.T) {
-		r, err := Open("testdata/run.jsonl", WithTiming(0.001)) // would take hours
+		r, err := Open("../testdata/run.jsonl", WithTiming(0.001)) // would take hours
 		require.NoError(t, err)
 		done := make(chan Outcome)
 		go func() { o, _ := r.Wait(); done <- o }()
 		select {
 		case o := <-done:
-			assert.Equal(t, EndFinished, o.Ending)
+			assert.Equal(t, stream.EndFinished, o.Ending)
 		case <-time.After(10 * time.Second):
 			t.Fatal("Wait did not stop the pacing")
 		}
 	})
 	t.Run("cut-off recording", func(t *testing.T) {
-		r, err := Open("testdata/invalid/run-finished-missing.jsonl")
+		r, err := Open("../testdata/invalid/run-finished-missing.jsonl")
 		require.NoError(t, err)
 		o, err := r.Wait()
 		require.NoError(t, err)
-		assert.Equal(t, EndCutOff, o.Ending)
+		assert.Equal(t, stream.EndCutOff, o.Ending)
 		assert.Equal(t, -1, o.ExitCode)
 	})
-	_, err = Open("testdata/nope.jsonl")
+	_, err = Open("../testdata/nope.jsonl")
 	assert.ErrorIs(t, err, os.ErrNotExist)
-}
-
-func TestEndingString(t *testing.T) {
-	assert.Equal(t, "finished preflight_blocked start_failed cut_off Ending(0)",
-		fmt.Sprint(EndFinished, " ", EndPreflightBlocked, " ", EndStartFailed, " ", EndCutOff, " ", Ending(0)))
 }
 
 // openFDs counts this process's open file descriptors.
@@ -291,12 +315,12 @@ func openFDs(t *testing.T) int {
 // events were (or were not) read.
 func TestRunCloseReleasesEverything(t *testing.T) {
 	replay := func(t *testing.T) *Run {
-		r, err := Open("testdata/run.jsonl", WithTiming(0.5)) // slow: the replay is still going when closed
+		r, err := Open("../testdata/run.jsonl", WithTiming(0.5)) // slow: the replay is still going when closed
 		require.NoError(t, err)
 		return r
 	}
 	process := func(t *testing.T) *Run {
-		r, err := Start(context.Background(), fake("-replay", "testdata/run.jsonl", "-delay", "20ms", "-hang"), WithGrace(time.Second))
+		r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl", "-delay", "20ms", "-hang"), WithGrace(time.Second))
 		require.NoError(t, err)
 		return r
 	}
@@ -324,7 +348,7 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 				o, err := r.Wait()
 				require.NoError(t, err, "Wait after Close gives the same result")
 				if r.cmd != nil {
-					assert.Equal(t, StatusInterrupted, o.Status)
+					assert.Equal(t, stream.StatusInterrupted, o.Status)
 				}
 			})
 			t.Run("Close without reading", func(t *testing.T) {
@@ -365,7 +389,7 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 				}
 				o, err := r.Wait()
 				require.NoError(t, err)
-				assert.Equal(t, EndFinished, o.Ending, "Wait reads the rest")
+				assert.Equal(t, stream.EndFinished, o.Ending, "Wait reads the rest")
 				check(t, fds, r)
 			})
 		})
@@ -375,11 +399,11 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 // slowStream writes a finished run of n lines of about 100 bytes to a file.
 func slowStream(t *testing.T, n int) string {
 	t.Helper()
-	events := []Event{RunStarted{At: t0, RunID: "r1"}}
+	events := []stream.Event{stream.RunStarted{At: t0, RunID: "r1"}}
 	for i := 1; i < n-1; i++ {
-		events = append(events, UserMessage{At: t0.Add(time.Duration(i) * time.Millisecond), ID: fmt.Sprint("u", i), Text: strings.Repeat("x", 40)})
+		events = append(events, stream.UserMessage{At: t0.Add(time.Duration(i) * time.Millisecond), ID: fmt.Sprint("u", i), Text: strings.Repeat("x", 40)})
 	}
-	events = append(events, RunFinished{At: t0.Add(time.Hour), Result: Result{Status: StatusOK}})
+	events = append(events, stream.RunFinished{At: t0.Add(time.Hour), Result: stream.Result{Status: stream.StatusOK}})
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	require.NoError(t, os.WriteFile(path, write(t, events), 0o600))
 	return path
@@ -411,7 +435,7 @@ func TestStartSlowReaderLosesNothing(t *testing.T) {
 	require.Greater(t, time.Since(start), 10*100*time.Millisecond, "the reading took far longer than the grace period")
 	assert.Empty(t, errs)
 	assert.Equal(t, n, got)
-	assert.Equal(t, EndFinished, o.Ending)
-	assert.Equal(t, StatusOK, o.Status)
+	assert.Equal(t, stream.EndFinished, o.Ending)
+	assert.Equal(t, stream.StatusOK, o.Status)
 	assert.Equal(t, n, o.Lines)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package stream_test
+package execstream_test
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"os/exec"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/execstream"
 )
 
 func ExampleStart() {
 	// Any command that writes a stream to stdout; here, a recording.
-	run, err := stream.Start(context.Background(), exec.Command("cat", "testdata/run.jsonl"))
+	run, err := execstream.Start(context.Background(), exec.Command("cat", "../testdata/run.jsonl"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -34,4 +35,24 @@ func ExampleStart() {
 	}
 	fmt.Println(tools, "tool calls;", out.Ending, out.Status, "exit", out.ExitCode, "lines", out.Lines)
 	// Output: 3 tool calls; finished ok exit 0 lines 21
+}
+
+func ExampleOpen() {
+	run, err := execstream.Open("../testdata/invalid/run-finished-missing.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for dto, err := range run.Events() {
+		if d, ok := dto.(stream.ToolFinishedDTO); ok && err == nil {
+			fmt.Println(d.Label, d.OK, d.Detail)
+		}
+	}
+	out, _ := run.Wait()
+	fmt.Println(out.Ending, out.Status)
+	// Output:
+	// ls true exit 0
+	// wc -l a.txt true exit 0
+	// cat b.txt false exit 1
+	// cut_off error
 }

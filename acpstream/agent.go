@@ -1,0 +1,371 @@
+// Package acpstream is an Agent Client Protocol agent that answers each
+// prompt with a uagent run: editors (Zed, JetBrains IDEs, Neovim plugins)
+// start it and speak JSON-RPC 2.0 with it on its standard input and
+// output. A Go harness embeds it with its own way to start a run (a
+// [Starter]); the command uagent-stream acp is this package with
+// [Command]. It is the only code of the module that imports the ACP SDK,
+// github.com/coder/acp-go-sdk.
+//
+// Each prompt's run is read through the stream package's fold: messages
+// and reasoning become message and thought chunks, each tool call a tool
+// call whose states (pending, in progress, completed or failed) are the
+// fold's Changes, each notice (a preflight warning, a runner error) a
+// marked message, once, with its repeats counted at the end. Every string
+// from a run reaches the editor with what a terminal may act on escaped
+// (C0 controls but tab and newline, C1, bidirectional and invisible
+// characters), inside JSON-RPC's own string encoding.
+package acpstream
+
+import (
+	"context"
+	"crypto/rand"
+	enchex "encoding/hex"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/internal/safetext"
+)
+
+// Prompt is what a run is started for: the session's id and directory,
+// and the prompt's text (its text blocks, and the links of its resource
+// links, one per line).
+type Prompt struct {
+	Session string
+	Cwd     string
+	Text    string
+}
+
+// Run is a run started for a prompt: its lines as they arrive, then its
+// outcome, as an execstream.Run gives them. Wait must release everything
+// the run holds.
+type Run interface {
+	Events() iter.Seq2[any, error]
+	Wait() (execstream.Outcome, error)
+}
+
+// Starter starts the run of a prompt. The run must stop (as
+// execstream.Start stops a process: interrupt, grace, kill) when ctx ends:
+// on session/cancel, when the editor gives up on the prompt, or when the
+// connection closes.
+type Starter func(ctx context.Context, p Prompt) (Run, error)
+
+// Command returns a Starter that runs argv (such as uagent --stream) with
+// execstream.Start and opts, in the prompt's directory, with the prompt's
+// text on its standard input (uagent reads its prompt there when none is on
+// its command line). prepare, when not nil, may change the command before
+// it starts (its environment, say).
+func Command(argv []string, prepare func(*exec.Cmd), opts ...execstream.Option) Starter {
+	return func(ctx context.Context, p Prompt) (Run, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = p.Cwd
+		cmd.Stdin = strings.NewReader(p.Text)
+		if prepare != nil {
+			prepare(cmd)
+		}
+		return execstream.Start(ctx, cmd, opts...)
+	}
+}
+
+// Agent is the agent: it implements acp.Agent, and [Agent.Serve] serves one
+// editor connection with it. Sessions are independent, and several may
+// answer prompts at once; a session answers one prompt at a time.
+type Agent struct {
+	start Starter
+	info  acp.Implementation
+	log   io.Writer
+
+	mu       sync.Mutex // guards conn, sessions and the sessions' fields
+	conn     *acp.AgentSideConnection
+	sessions map[acp.SessionId]*session
+	runs     sync.WaitGroup // prompts being answered
+}
+
+// Option configures an [Agent].
+type Option func(*Agent)
+
+// WithInfo sets the name and version the agent gives at initialize
+// (uagentkit-stream and no version by default).
+func WithInfo(name, version string) Option {
+	return func(a *Agent) { a.info = acp.Implementation{Name: name, Version: version} }
+}
+
+// WithLog sends the agent's diagnostics, and what the SDK reports (a line
+// it could not read, a connection that failed), to w, one line each, with
+// what a terminal may act on escaped. They go nowhere by default: the
+// editor's stdout is the protocol's alone.
+func WithLog(w io.Writer) Option { return func(a *Agent) { a.log = w } }
+
+// New returns an Agent that starts a run with start for every prompt.
+func New(start Starter, opts ...Option) *Agent {
+	a := &Agent{start: start, info: acp.Implementation{Name: "uagentkit-stream"}, log: io.Discard,
+		sessions: map[acp.SessionId]*session{}}
+	for _, o := range opts {
+		o(a)
+	}
+	return a
+}
+
+// session is a session: its directory, and the prompt being answered, if
+// any.
+type session struct {
+	cwd    string
+	prompt *prompt
+}
+
+// prompt is one prompt being answered: how to stop its run, and whether it
+// was cancelled. Each prompt has its own, so that a late cancel of one
+// prompt never touches the next.
+type prompt struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool
+}
+
+// stop cancels the prompt's run; with cancelled, the prompt answers
+// cancelled.
+func (p *prompt) stop(cancelled bool) {
+	if cancelled {
+		p.cancelled.Store(true)
+	}
+	p.cancel()
+}
+
+var _ acp.Agent = (*Agent)(nil)
+
+// Serve serves one editor connection: requests are read from in and
+// answered on out until in ends, then every run is stopped and waited for.
+// A request line too long for the SDK to read, or one that is not JSON, is
+// answered with an error, and the connection goes on (see [MaxRequest]).
+// Serve may be called once per Agent.
+func (a *Agent) Serve(in io.Reader, out io.Writer) error {
+	w := &lockedWriter{w: out}
+	filtered := filterRequests(in, w, a.logf)
+	conn := acp.NewAgentSideConnection(a, w, filtered)
+	conn.SetLogger(slog.New(slog.NewTextHandler(logWriter{a.log}, nil)))
+	a.mu.Lock()
+	a.conn = conn // requests may already be served: set under the lock they read it with
+	a.mu.Unlock()
+	<-conn.Done()
+	a.stopAll()
+	return nil
+}
+
+// logf writes one diagnostic line.
+func (a *Agent) logf(format string, args ...any) {
+	fmt.Fprintf(logWriter{a.log}, format+"\n", args...)
+}
+
+// logWriter writes what it is given to w with what a terminal may act on
+// escaped, line by line.
+type logWriter struct{ w io.Writer }
+
+func (l logWriter) Write(p []byte) (int, error) {
+	lines := strings.SplitAfter(string(p), "\n")
+	var b strings.Builder
+	for _, line := range lines {
+		body, nl := strings.CutSuffix(line, "\n")
+		b.WriteString(safetext.Human(body, 0))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	if _, err := io.WriteString(l.w, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Initialize offers text prompts.
+func (a *Agent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
+	info := a.info
+	return acp.InitializeResponse{
+		ProtocolVersion:   acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: false, PromptCapabilities: acp.PromptCapabilities{}},
+		AgentInfo:         &info,
+		AuthMethods:       []acp.AuthMethod{},
+	}, nil
+}
+
+// Authenticate needs nothing: the runs authenticate themselves.
+func (a *Agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+// NewSession opens a session in cwd, which must be an absolute path to a
+// directory that exists.
+func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	if err := checkCwd(p.Cwd); err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	b := make([]byte, 12)
+	rand.Read(b)
+	id := acp.SessionId("sess_" + enchex.EncodeToString(b))
+	a.mu.Lock()
+	a.sessions[id] = &session{cwd: p.Cwd}
+	a.mu.Unlock()
+	return acp.NewSessionResponse{SessionId: id}, nil
+}
+
+// checkCwd refuses a session directory that is not an absolute path to a
+// directory, so that a prompt never fails later for it.
+func checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return acp.NewInvalidParams(map[string]string{"cwd": "must be an absolute path"})
+	}
+	info, err := os.Stat(cwd)
+	switch {
+	case err != nil:
+		return acp.NewInvalidParams(map[string]string{"cwd": safetext.Human(fmt.Sprintf("the session's directory cannot be used: %v", err), 0)})
+	case !info.IsDir():
+		return acp.NewInvalidParams(map[string]string{"cwd": "the session's directory is not a directory"})
+	}
+	return nil
+}
+
+// Cancel stops the session's running prompt: its run's context ends (for
+// a process: SIGINT to its process group, the grace period, then kill).
+// The prompt answers cancelled once the run has ended and its lines were
+// sent.
+func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[p.SessionId]; s != nil && s.prompt != nil {
+		s.prompt.stop(true)
+	}
+	return nil
+}
+
+// stopAll stops every run when the editor goes away, and waits for them.
+func (a *Agent) stopAll() {
+	a.mu.Lock()
+	for _, s := range a.sessions {
+		if s.prompt != nil {
+			s.prompt.stop(false)
+		}
+	}
+	a.mu.Unlock()
+	a.runs.Wait()
+}
+
+// stopMaxTokens is the stop of a model response cut at its output limit.
+const stopMaxTokens = "max_tokens"
+
+// Prompt answers a prompt with one run, its lines sent as session updates
+// as they arrive. It answers end_turn for a run that ended ok, max_tokens
+// when its last response stopped on its output limit, cancelled after
+// session/cancel, and otherwise an internal error whose data has the run's
+// status, ending, exit code and the tail of its stderr.
+func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[p.SessionId]
+	switch {
+	case s == nil:
+		a.mu.Unlock()
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]string{"sessionId": "no such session"})
+	case s.prompt != nil:
+		a.mu.Unlock()
+		return acp.PromptResponse{}, acp.NewInvalidRequest(map[string]string{"sessionId": "the session is answering a prompt"})
+	}
+	runCtx, cancel := context.WithCancel(context.Background()) // the run outlives nothing but its prompt
+	pr := &prompt{cancel: cancel}
+	s.prompt = pr
+	conn := a.conn
+	a.runs.Add(1)
+	a.mu.Unlock()
+	// The request's context ends on session/cancel (the SDK ends it before
+	// it calls Cancel) and when the editor gives up on the request: either
+	// way the prompt is cancelled.
+	stopWatching := context.AfterFunc(ctx, func() { pr.stop(true) })
+	defer func() {
+		stopWatching()
+		cancel()
+		a.mu.Lock()
+		s.prompt = nil
+		a.mu.Unlock()
+		a.runs.Done()
+	}()
+
+	run, err := a.start(runCtx, Prompt{Session: string(p.SessionId), Cwd: s.cwd, Text: promptText(p.Prompt)})
+	if err != nil {
+		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": safetext.Human(err.Error(), 0)})
+	}
+	u := &updates{conn: conn, session: p.SessionId}
+	for dto, err := range run.Events() {
+		u.add(dto, err)
+	}
+	o, err := run.Wait()
+	u.endNotices()
+	usage := u.usage()
+	switch {
+	case pr.cancelled.Load():
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled, Usage: usage}, nil
+	case err == nil && o.Status == stream.StatusOK && u.lastStop() == stopMaxTokens:
+		return acp.PromptResponse{StopReason: acp.StopReasonMaxTokens, Usage: usage}, nil
+	case err == nil && o.Status == stream.StatusOK:
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Usage: usage}, nil
+	}
+	data := map[string]any{"status": safetext.Human(string(o.Status), 0), "ending": o.Ending.String(), "exit_code": o.ExitCode,
+		"stderr": safetext.Human(string(o.Stderr[max(0, len(o.Stderr)-4096):]), safetext.KeepNewlines|safetext.KeepTabs)}
+	if err != nil {
+		data["error"] = safetext.Human(err.Error(), 0)
+	}
+	re := acp.NewInternalError(data)
+	re.Message = "the run ended with status " + safetext.Human(string(o.Status), 0)
+	return acp.PromptResponse{}, re
+}
+
+// promptText is what the runner reads on its standard input: the prompt's
+// text blocks, and the links of its resource links, one per line.
+func promptText(blocks []acp.ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.ResourceLink != nil:
+			parts = append(parts, b.ResourceLink.Uri)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// CloseSession stops the session's run, if any, and forgets the session.
+func (a *Agent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s := a.sessions[p.SessionId]; s != nil && s.prompt != nil {
+		s.prompt.stop(false)
+	}
+	delete(a.sessions, p.SessionId)
+	return acp.CloseSessionResponse{}, nil
+}
+
+// ListSessions is not offered.
+func (a *Agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
+}
+
+// ResumeSession is not offered.
+func (a *Agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
+}
+
+// SetSessionConfigOption is not offered.
+func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+// SetSessionMode is not offered: the agent has no modes.
+func (a *Agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+}

@@ -1,0 +1,200 @@
+package acpstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"unicode"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/internal/tail"
+)
+
+// updates turns one run's lines into session updates, taking the tool
+// calls' pairing and states, and the notices, from the package's fold.
+type updates struct {
+	conn    *acp.AgentSideConnection
+	session acp.SessionId
+	fold    stream.Fold
+	notices []string // each notice as it was shown, by its index
+	stop    string   // the stop of the last response that closed a turn
+}
+
+// text is a string from a run as the editor shows it: newlines and tabs
+// kept, what a terminal may act on escaped.
+func text(s string) string { return safetext.Human(s, safetext.KeepNewlines|safetext.KeepTabs) }
+
+// line is a string from a run kept on one line.
+func line(s string) string { return safetext.Human(s, 0) }
+
+func (u *updates) send(up acp.SessionUpdate) {
+	// An editor that has gone away makes the connection end; the run is
+	// then stopped by the agent.
+	_ = u.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: u.session, Update: up})
+}
+
+// add sends what one line of the run changed.
+func (u *updates) add(dto any, err error) {
+	ch := u.fold.Add(dto, err)
+	if err != nil {
+		return
+	}
+	f := &u.fold
+	switch d := dto.(type) {
+	case stream.AssistantMessageDTO:
+		u.send(acp.UpdateAgentMessageText(text(d.Text)))
+	case stream.ReasoningDTO:
+		u.send(acp.UpdateAgentThoughtText(text(d.Text)))
+	}
+	if ch.NoticeStep == stream.Opened {
+		n := f.Notice(ch.NoticeIndex)
+		shown := "[uagent runner error] " + n.Message
+		if n.Type == stream.TypePreflightWarning {
+			shown = fmt.Sprintf("[uagent preflight warning %s] %s", n.Code, n.Message)
+		}
+		u.notices = append(u.notices, text(shown))
+		u.send(acp.UpdateAgentMessageText("\n" + u.notices[ch.NoticeIndex] + "\n"))
+	}
+	if ch.TurnStep == stream.Closed {
+		u.stop = f.Turn(ch.TurnIndex).Stop
+	}
+	if ch.CallStep == stream.Opened {
+		c := f.Call(ch.CallIndex)
+		u.send(acp.StartToolCall(acp.ToolCallId(line(c.CallID)), line(c.Label),
+			acp.WithStartKind(toolKind(c.Name)), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(rawInput(c.Arguments))))
+	}
+	if ch.ToolStep == stream.Opened {
+		iv := f.Tool(ch.ToolIndex)
+		u.send(acp.UpdateToolCall(acp.ToolCallId(line(iv.CallID)), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
+	}
+	switch {
+	case ch.ToolStep == stream.Closed:
+		iv := f.Tool(ch.ToolIndex)
+		u.finished(iv.CallID, iv.OK, iv.Detail, iv.OutPath, iv.ErrPath)
+	case ch.CallStep != 0:
+		// A call that finished with no operation: it failed before one
+		// started.
+		if c := f.Call(ch.CallIndex); c.Finished && c.Ops == 0 {
+			fin, _ := dto.(stream.ToolFinishedDTO)
+			u.finished(c.CallID, c.OK, c.Detail, fin.OutPath, fin.ErrPath)
+		}
+	}
+}
+
+// finished sends a call's last state: its detail, and the last lines of
+// its output files where they can be read.
+func (u *updates) finished(callID string, ok bool, detail, outPath, errPath string) {
+	status := acp.ToolCallStatusCompleted
+	if !ok {
+		status = acp.ToolCallStatusFailed
+	}
+	shown := text(detail)
+	for _, o := range []struct{ what, path string }{{"stdout", outPath}, {"stderr", errPath}} {
+		for _, l := range tail.Lines(o.path) {
+			shown += "\n" + o.what + " │ " + text(l)
+		}
+	}
+	u.send(acp.UpdateToolCall(acp.ToolCallId(line(callID)), acp.WithUpdateStatus(status),
+		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(shown))})))
+}
+
+// endNotices says, once the run has ended, how many times each notice
+// that came more than once came.
+func (u *updates) endNotices() {
+	for i, n := range u.fold.Notices() {
+		if n.Count > 1 {
+			u.send(acp.UpdateAgentMessageText(fmt.Sprintf("\n%s (came %d times)\n", u.notices[i], n.Count)))
+		}
+	}
+}
+
+// lastStop is the stop reason of the last model response that closed a
+// turn.
+func (u *updates) lastStop() string { return u.stop }
+
+// usage is the run's token usage, as the protocol's (unstable) usage.
+func (u *updates) usage() *acp.Usage {
+	t := u.fold.Stats().Tokens
+	cached, written, thought := int(t.CachedInputTokens), int(t.CacheWriteInputTokens), int(t.ReasoningTokens)
+	return &acp.Usage{InputTokens: int(t.InputTokens), OutputTokens: int(t.OutputTokens), CachedReadTokens: &cached,
+		CachedWriteTokens: &written, ThoughtTokens: &thought, TotalTokens: int(t.InputTokens + t.OutputTokens)}
+}
+
+// rawInput is a call's arguments: their JSON value when they are JSON,
+// else the text; nil when there are none.
+func rawInput(args string) any {
+	if args == "" {
+		return nil
+	}
+	var v any
+	if json.Unmarshal([]byte(args), &v) == nil {
+		return cleanValue(v)
+	}
+	return text(args)
+}
+
+// cleanValue escapes what a terminal may act on in every string of a JSON
+// value, its keys included.
+func cleanValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return text(v)
+	case []any:
+		for i := range v {
+			v[i] = cleanValue(v[i])
+		}
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			out[line(k)] = cleanValue(x)
+		}
+		return out
+	}
+	return v
+}
+
+// toolKinds maps a tool's name to the kind editors show it as, the way the
+// existing adapters do: the name is cut into words (at _, -, ., / and
+// space, and where a lower-case letter meets an upper-case one), and the
+// first rule with one of its words wins. README's table lists them.
+var toolKinds = []struct {
+	words []string
+	kind  acp.ToolKind
+}{
+	{[]string{"bash", "shell", "sh", "exec", "command", "terminal"}, acp.ToolKindExecute},
+	{[]string{"think", "todo", "plan"}, acp.ToolKindThink},
+	{[]string{"read", "view", "cat", "open"}, acp.ToolKindRead},
+	{[]string{"edit", "write", "patch", "replace", "create", "delete", "move"}, acp.ToolKindEdit},
+	{[]string{"grep", "glob", "search", "find", "list", "ls"}, acp.ToolKindSearch},
+	{[]string{"fetch", "http", "web", "url", "curl"}, acp.ToolKindFetch},
+}
+
+func toolKind(name string) acp.ToolKind {
+	var words []string
+	var w []rune
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ' || r == '/':
+			words, w = append(words, string(w)), w[:0]
+			prevLower = false
+			continue
+		case unicode.IsUpper(r) && prevLower:
+			words, w = append(words, string(w)), w[:0]
+		}
+		prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+		w = append(w, unicode.ToLower(r))
+	}
+	words = append(words, string(w))
+	for _, rule := range toolKinds {
+		for _, word := range words {
+			if slices.Contains(rule.words, word) {
+				return rule.kind
+			}
+		}
+	}
+	return acp.ToolKindOther
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"unicode/utf8"
+)
+
+// lineWriter passes whole lines to w, so that w sees no character cut in
+// two, holding at most max bytes of a line: a longer line is reported (its
+// number to long) and passed on as it comes, cut only between characters.
+// flush writes what is left.
+type lineWriter struct {
+	w        io.Writer
+	max      int
+	long     func(line int)
+	buf      []byte
+	line     int  // lines ended so far
+	cur      int  // bytes of the line not ended yet
+	overlong bool // that line is longer than max (and was reported)
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	for rest := p; len(rest) > 0; {
+		seg, ended := rest, false
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			seg, ended = rest[:i+1], true
+		}
+		rest = rest[len(seg):]
+		if l.cur += len(seg); ended {
+			l.cur--
+		}
+		if !l.overlong && l.cur > l.max {
+			l.overlong = true
+			l.long(l.line + 1)
+		}
+		if ended {
+			l.line, l.cur, l.overlong = l.line+1, 0, false
+		}
+	}
+	l.buf = append(l.buf, p...)
+	out := bytes.LastIndexByte(l.buf, '\n') + 1 // whole lines
+	if l.overlong {                             // and the overlong line's bytes as they come, but never half a character
+		out = len(l.buf) - partialRune(l.buf)
+	}
+	if out > 0 {
+		if _, err := l.w.Write(l.buf[:out]); err != nil {
+			return 0, err
+		}
+		l.buf = append(l.buf[:0], l.buf[out:]...)
+	}
+	return len(p), nil
+}
+
+// partialRune is how many bytes at the end of b are the start of a UTF-8
+// sequence that is not complete yet.
+func partialRune(b []byte) int {
+	for n := 1; n <= min(3, len(b)); n++ {
+		c := b[len(b)-n]
+		if c < utf8.RuneSelf {
+			return 0
+		}
+		if utf8.RuneStart(c) {
+			if utf8.FullRune(b[len(b)-n:]) {
+				return 0
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+func (l *lineWriter) flush() {
+	if len(l.buf) > 0 {
+		l.w.Write(l.buf)
+		l.buf = l.buf[:0]
+	}
+}

@@ -1,0 +1,208 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Ending says how a run's stream ended.
+type Ending int
+
+// The endings of a stream.
+const (
+	// EndFinished: a run_finished line arrived.
+	EndFinished Ending = iota + 1
+	// EndPreflightBlocked: no line was written and the exit code is 2.
+	EndPreflightBlocked
+	// EndStartFailed: the stream stopped after run_started (and preflight
+	// warnings) and the exit code is 1: the runner could not start.
+	EndStartFailed
+	// EndCutOff: any other ending without run_finished: the process was
+	// killed, crashed, or closed its stdout early.
+	EndCutOff
+)
+
+// String returns the ending's name: finished, preflight_blocked,
+// start_failed or cut_off.
+func (k Ending) String() string {
+	switch k {
+	case EndFinished:
+		return "finished"
+	case EndPreflightBlocked:
+		return "preflight_blocked"
+	case EndStartFailed:
+		return "start_failed"
+	case EndCutOff:
+		return "cut_off"
+	}
+	return fmt.Sprintf("Ending(%d)", int(k))
+}
+
+// Verdict is how a run ended, as the contract reads its stream and its exit
+// code: see [Fold.Verdict] and [Fold.VerdictOf].
+type Verdict struct {
+	Ending Ending
+	// Status is the summary's for EndFinished, error for the endings
+	// without run_finished unless the run was stopped (timeout,
+	// interrupted).
+	Status Status
+	// ExitCode is the process's, or, for a stream alone, the one the
+	// contract gives its ending (-1 for a cut-off stream: killed).
+	ExitCode int
+}
+
+// Verdict returns how the stream ended, judged from its lines alone (a
+// recording, a file): finished, with its summary's status and the exit
+// code that status has; no line (preflight blocked, exit 2); only
+// run_started and preflight warnings (the runner could not start, exit
+// 1); or cut off (status error, exit -1).
+func (f *Fold) Verdict() Verdict {
+	switch {
+	case f.recorded != nil:
+		st := Status(f.recorded.Status)
+		return Verdict{EndFinished, st, st.ExitCode()}
+	case f.lines == 0 && !f.blocked:
+		return Verdict{EndPreflightBlocked, StatusError, ExitUsage}
+	case f.onlyStart:
+		return Verdict{EndStartFailed, StatusError, ExitError}
+	}
+	return Verdict{EndCutOff, StatusError, -1}
+}
+
+// VerdictOf returns how the run of a process that wrote the stream ended,
+// from its lines and its exit code (-1 when a signal killed it). stop is
+// what the driver knows of why it stopped: StatusTimeout (its deadline
+// passed), StatusInterrupted (it was cancelled, or a signal that asks a
+// process to stop killed it), or "". A run_finished gives EndFinished
+// with its summary's status; no line and exit 2, preflight blocked; only
+// run_started and preflight warnings and exit 1, the runner could not
+// start. Anything else is cut off: timeout when stop says so or the exit
+// code is 124, interrupted when stop says so or the exit code is 130,
+// error otherwise.
+func (f *Fold) VerdictOf(exitCode int, stop Status) Verdict {
+	v := f.Verdict()
+	v.ExitCode = exitCode
+	switch {
+	case v.Ending == EndFinished:
+		return v
+	case v.Ending == EndPreflightBlocked && exitCode == ExitUsage, v.Ending == EndStartFailed && exitCode == ExitError:
+		return v
+	}
+	v.Ending = EndCutOff
+	switch {
+	case stop == StatusTimeout, exitCode == ExitTimeout:
+		v.Status = StatusTimeout
+	case stop == StatusInterrupted, exitCode == ExitInterrupted:
+		v.Status = StatusInterrupted
+	default:
+		v.Status = StatusError
+	}
+	return v
+}
+
+// Recomputed is a run's summary rebuilt from its stream: what [Summarize]
+// and [Fold.Recomputed] return.
+type Recomputed struct {
+	// Summary has the stats and answer recomputed from the events, the
+	// identity of run_started and, when the stream has one, the status,
+	// runner exit code, start and wall time of run_finished. A stream cut
+	// off before run_finished is closed at its last line's time; its
+	// runner exit code is then -1 (killed), its status what Classify says
+	// of that, its start the time of run_started and its wall time the span
+	// from there to the last line.
+	Summary SummaryDTO
+	// Recorded is the summary the run_finished line holds, when there is one.
+	Recorded *SummaryDTO
+	// absent are the fields Recorded's line lacks.
+	absent uint64
+	// CutOff reports a stream that ended without run_finished.
+	CutOff bool
+	// Lines counts the lines decoded, of known and unknown types.
+	Lines int
+	// LineErrors counts the lines that could not be decoded; FirstErrors
+	// holds the first 1000 of their errors.
+	LineErrors  int
+	FirstErrors []error
+}
+
+// Diff returns the fields in which the recorded summary's stats and answer
+// differ from the recomputed ones, in the order of the wire, leaving out
+// the fields the run_finished line does not have (a v1 stream written
+// before a field existed is not wrong about it). Which fields the line has
+// is recorded by the Decoder in the RunFinishedDTO; a RunFinishedDTO made
+// otherwise has them all. It returns nil when the stream has no
+// run_finished.
+func (r Recomputed) Diff() []Difference {
+	if r.Recorded == nil {
+		return nil
+	}
+	return statsDiff(*r.Recorded, r.Summary, r.absent)
+}
+
+// Recomputed returns the summary of the lines added so far; a stream
+// without run_finished so far is treated as cut off at its last line. The
+// result is the caller's.
+func (f *Fold) Recomputed() Recomputed {
+	out := Recomputed{Summary: f.Summary(), Recorded: f.recorded, absent: f.absent, CutOff: f.recorded == nil,
+		Lines: f.lines, LineErrors: f.lineErrors, FirstErrors: slices.Clone(f.firstErrors)}
+	return out
+}
+
+// Summary returns the run's summary recomputed from the lines so far, as
+// Recomputed.Summary describes it.
+func (f *Fold) Summary() SummaryDTO {
+	stats := f.Stats()
+	sum := SummaryToDTO(Result{Stats: stats, Answer: f.Answer()})
+	if st := f.started; st != nil {
+		sum.RunID, sum.SessionID, sum.Provider = st.RunID, st.SessionID, st.Provider
+		sum.Model, sum.Effort, sum.Workspace = st.Model, st.Effort, st.Workspace
+	}
+	if r := f.recorded; r != nil {
+		sum.Status, sum.RunnerExitCode, sum.StartedAt, sum.WallMS = r.Status, r.RunnerExitCode, r.StartedAt, r.WallMS
+		return sum
+	}
+	sum.RunnerExitCode = -1
+	sum.Status = string(Classify("", -1, stats))
+	if f.started != nil {
+		sum.StartedAt = f.started.At
+		sum.WallMS = f.time(f.closeAt).Sub(f.started.At).Milliseconds()
+	}
+	return sum
+}
+
+// Recorded returns the summary of the run_finished line, or nil before one
+// came.
+func (f *Fold) Recorded() *SummaryDTO { return f.recorded }
+
+// Diff returns the fields in which the run_finished line's summary
+// differs from what the events say: see [Recomputed.Diff].
+func (f *Fold) Diff() []Difference {
+	if f.recorded == nil {
+		return nil
+	}
+	return statsDiff(*f.recorded, f.Summary(), f.absent)
+}
+
+// Lines returns how many lines were decoded (of known and unknown types)
+// and how many could not be.
+func (f *Fold) Lines() (lines, lineErrors int) { return f.lines, f.lineErrors }
+
+// Summarize reads a stream through a [Decoder] and a [Fold] and returns its
+// summary recomputed. Lines that cannot be decoded are counted and
+// skipped; lines after run_finished are not folded. The error is nil
+// unless the reader failed. Of the options, it reads [WithMaxLineSize].
+func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
+	var f Fold
+	dec := NewDecoder(r, opts...)
+	for dto, err := range dec.All() {
+		if err != nil {
+			if _, ok := errors.AsType[*LineError](err); !ok {
+				return f.Recomputed(), err
+			}
+		}
+		f.Add(dto, err)
+	}
+	return f.Recomputed(), nil
+}

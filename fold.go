@@ -1,0 +1,637 @@
+package stream
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/uagentkit/stream/internal/intern"
+)
+
+// Fold is the one fold of a run: it takes the run's lines in arrival order
+// (what a [Decoder] returns for each, or domain events from a writer) and
+// answers every question about the run, so that every view of it (the
+// stats, the transcript, the timeline, the page, spans, table rows, the
+// editor's updates, the checker) shows the same run:
+//
+//   - which model turn, tool operation, tool call and notice each line
+//     opened, restarted, closed or repeated (the [Change] Add returns), and
+//     those turns, operations, calls and notices themselves;
+//   - the run's stats and answer, exactly as the uagent runner computes
+//     them (the rules are below), and its summary ([Fold.Summary]);
+//   - how the summary its run_finished line holds differs from the events
+//     ([Fold.Diff]), leaving out only the fields the line does not have;
+//   - how the stream ended and what that means ([Fold.Verdict],
+//     [Fold.VerdictOf]);
+//   - when the run began and ended ([Fold.Times]) and when tools ran while
+//     the model was generating ([Fold.Overlaps]).
+//
+// The runner's arithmetic has no special cases: empty strings, zero times
+// and intervals that end before they start take part like any other value.
+//
+//   - Observed times are those of turn_started, model_responded,
+//     tool_called, tool_started, tool_finished, assistant_message,
+//     user_message, developer_message and control_input. A zero time is not
+//     observed. EventSpan is the latest observed time minus the first one
+//     observed (in arrival order), or 0 when none was.
+//   - Turns counts turn_started, UserMessages user_message only,
+//     ModelResponses model_responded; Tokens sums their usage.
+//   - A turn_started opens a turn at its time (a second one restarts the
+//     open turn: its start moves, the earlier start is dropped); a
+//     model_responded closes [start, at] if a turn is open, even when at is
+//     before the start or either time is zero.
+//   - A tool_started opens an interval keyed by its op_id, the empty op_id
+//     included; the first start of an op_id wins. The first tool_finished
+//     with that op_id (a missing op_id is the empty one) closes it. A
+//     tool_finished whose op_id was never started adds no interval. Zero
+//     times open and close intervals like any other.
+//   - At the end, an open turn and unfinished operations run to the later
+//     of the latest observed time and the end time: the time of the last
+//     line so far (of known or unknown type), or of run_finished once it
+//     came, or what [Fold.EndAt] set.
+//   - The model intervals and the tool intervals are each sorted by start
+//     (equal starts keep their arrival order) and merged: a start at or
+//     before the previous end merges, and the end becomes the later of the
+//     two. ModelTime and ToolBusyTime are the sums of end − start over the
+//     merged intervals, negative lengths included, each in time.Time.Sub
+//     arithmetic (which saturates). ToolModelOverlap walks the two merged
+//     lists pairwise: each pair adds min(ends) − max(starts) when that is
+//     positive, then the list whose interval ends first advances (on a tie,
+//     the tool list).
+//   - MaxParallelTools sweeps the tool intervals' start (+1) and end (−1)
+//     edges sorted by time, ends before starts at the same instant, and
+//     keeps the highest running count. A reversed interval still
+//     contributes both edges.
+//   - A call_id is registered the first time it appears in tool_called,
+//     tool_started or tool_finished, under that line's name ("?" when the
+//     name is empty). ToolCalls counts the calls, ToolsByName counts them by
+//     that name, FailedToolCalls counts the calls with any ok:false. The
+//     first tool_finished of a call finishes it.
+//   - StopReasons counts stops other than "" and "complete"; Failures lists
+//     model_responded failures, Errors runner_error messages, Warnings
+//     preflight_warning messages, in order.
+//   - Every assistant_message sets the last text, even to "". A final one
+//     sets the final text, even to "" (clearing an earlier final). The
+//     answer is the final text if it is non-empty, else the last text.
+//     FinalAnswer reports a non-empty final text.
+//
+// Durations are summed in nanoseconds; they become milliseconds, truncated
+// toward zero, only in [StatsDTO]. Lines after run_finished are counted
+// but not folded; a line that could not be decoded is counted.
+//
+// What the Fold keeps, and so what it costs: per turn and per operation
+// two times (eight bytes each) and a few numbers; per call two times, its
+// name's index and a few flags; every call_id and op_id once, and every
+// tool name and notice once; the lists and counts the stats report; the
+// final and the last assistant text; the identity of run_started and the
+// run_finished summary. It keeps no argument, label, detail, path or
+// message text beyond those: what a line says of a turn, an operation or a
+// call (its label, arguments, detail, paths, usage) is handed over by
+// [Fold.Turn], [Fold.Tool] and [Fold.Call] while the line is the last one
+// added, and of an open operation its first start's label, op type and
+// paths are kept until it closes. A view that wants more keeps it itself,
+// from the line the Change names.
+//
+// The zero Fold is empty and ready. A Fold is not safe for concurrent use.
+type Fold struct {
+	// The lines.
+	lines, lineErrors int
+	firstErrors       []error
+	blocked           bool // a line that could not be decoded came (a byte-order mark is not one)
+	onlyStart         bool // the lines so far are run_started, then preflight warnings
+	started           *RunStartedDTO
+	recorded          *SummaryDTO
+	absent            uint64 // the fields the recorded summary's line lacks
+	line              any    // the DTO last added, which Turn, Tool and Call read from
+	lineCall          int    // the index+1 of the call that line named, 0 for none
+	lineFinished      bool   // that line was its call's first tool_finished
+	firstAt           time.Time
+	change            Change // what the last line changed
+
+	// The runner's arithmetic.
+	observed          bool
+	obsFirst, obsLast instant
+	closeAt           instant
+	far               []time.Time // the times an instant cannot hold
+	farIdx            map[[2]int64]int
+	turns             int
+	userMessages      int
+	modelResponses    int
+	tokens            Tokens
+
+	turnOpen bool
+	open     turnRec // the open turn
+	openID   string  // its turn_id
+	model    []turnRec
+
+	opKeys    intern.Set // op_id → index in ops
+	ops       []opRec
+	opLines   map[int]opLine // what the first start of each open operation said
+	closedOp  opLine         // what the closed one said, while its Change is the last
+	callKeys  intern.Set     // call_id → index in calls
+	calls     []callRec
+	names     intern.Set // tool names, for calls and operations
+	byName    []int      // calls per name index (0 for a name only operations have)
+	failed    int
+	noticeIdx map[string]int
+	notices   []Notice
+
+	stopReasons                map[string]int
+	failures, errors, warnings []string
+	finalText, lastText        string
+}
+
+type turnRec struct {
+	start, end instant
+	turn       int
+}
+
+type opRec struct {
+	start, end instant
+	call, name int32
+	turn       int32
+	open, ok   bool
+}
+
+type callRec struct {
+	name, turn, ops int32
+	flags           uint8
+}
+
+// The flags of a call.
+const (
+	callFailed uint8 = 1 << iota
+	callFinished
+	callOK
+)
+
+// opLine is what the first tool_started of an operation said of it.
+type opLine struct {
+	label, opType, outPath, errPath string
+}
+
+// TurnInterval is a model turn as the fold paired it.
+type TurnInterval struct {
+	// Start and End are the times of the turn_started and of the closing
+	// model_responded. End may be before Start. For an open turn, End is
+	// where the stats run it to: the later of the latest observed time and
+	// the end time.
+	Start, End time.Time
+	// Open reports a turn that no model_responded closed.
+	Open bool
+	// Turn is the turn_started's turn.
+	Turn int
+	// The lines' own fields: TurnID is the turn_started's, while the turn
+	// is open and in the Change that closes it, which also sets the
+	// model_responded's Duration, Usage, Stop and Failure. Otherwise they
+	// are empty: the fold does not keep them.
+	TurnID        string
+	Duration      time.Duration
+	Usage         Tokens
+	Stop, Failure string
+}
+
+// ToolInterval is a tool operation as the fold paired it.
+type ToolInterval struct {
+	// Start and End are the times of the operation's first tool_started
+	// and of the tool_finished that closed it; End may be before Start. For
+	// an open operation, End is where the stats run it to.
+	Start, End time.Time
+	// Open reports an operation that no tool_finished closed; OK is the
+	// closing tool_finished's ok.
+	Open, OK bool
+	// Turn is the turn of the latest turn_started before its first start
+	// (0 before any); Call is the index of its call in [Fold.Calls].
+	Turn, Call int
+	// OpID, CallID and Name are those of its first tool_started.
+	OpID, CallID, Name string
+	// The lines' own fields. While the operation is open: the label, op
+	// type and paths of its first tool_started. In the Change that closes
+	// it, also the closing tool_finished's detail and duration, and its
+	// paths where it has them. Otherwise they are empty.
+	Label, OpType, OutPath, ErrPath, Detail string
+	Duration                                time.Duration
+}
+
+// ToolCall is a tool call as the fold registered it: by its call_id, the
+// first time one of tool_called, tool_started or tool_finished names it.
+type ToolCall struct {
+	CallID string
+	// Name is the name the call counts under in ToolsByName ("?" for an
+	// empty one).
+	Name string
+	// Turn is the turn of the latest turn_started before it was
+	// registered (0 before any).
+	Turn int
+	// Ops counts the operations its tool_started lines opened.
+	Ops int
+	// Failed reports any ok:false among its tool_finished lines.
+	Failed bool
+	// Finished reports a tool_finished for the call; OK is the first one's.
+	Finished, OK bool
+	// The lines' own fields, while the last line added is one of the
+	// call's tool lines: its label, a tool_called's arguments; At, in the
+	// Change that registers the call, when it was registered; FinishedAt
+	// and Detail, in the Change of its first tool_finished, that line's.
+	// Otherwise they are zero: the fold does not keep them.
+	Label, Arguments, Detail string
+	At, FinishedAt           time.Time
+}
+
+// Notice is a preflight warning or a runner error, and its repeats: a
+// preflight_warning is the same notice as another with its code and
+// message, a runner_error as another with its message; no other line is a
+// notice. Front-ends show a notice once, with the number of times it came.
+type Notice struct {
+	Type, Code, Message string
+	// At is when it first came; Count how many times it has come.
+	At    time.Time
+	Count int
+}
+
+// Step is what one line did to a turn, an operation, a call or a notice.
+type Step uint8
+
+// The steps of a [Change].
+const (
+	// Opened: a turn or an operation began, a call was registered, a
+	// notice came for the first time.
+	Opened Step = iota + 1
+	// Restarted: a turn_started while a turn was open moved its start.
+	Restarted
+	// Closed: a turn or an operation was closed, a call finished.
+	Closed
+	// Repeated: a notice came again.
+	Repeated
+)
+
+// Change is what one line changed in the fold: for the turn, the operation,
+// the call and the notice it touched, the step and the index (in
+// [Fold.Turns], [Fold.Tools], [Fold.Calls] and [Fold.Notices], which never
+// reorder). A zero Step means nothing changed there.
+type Change struct {
+	TurnStep, ToolStep, CallStep, NoticeStep     Step
+	TurnIndex, ToolIndex, CallIndex, NoticeIndex int
+}
+
+// maxKeptErrors is how many line errors a Fold keeps.
+const maxKeptErrors = 1000
+
+// Add folds one line: what a [Decoder] returned for it (a DTO and a nil
+// error, or nil and the line's error), and returns what it changed. Lines
+// after run_finished are counted but not folded. The DTO is kept until the
+// next Add, for what Turn, Tool and Call hand over of it.
+func (f *Fold) Add(dto any, err error) Change {
+	f.line, f.change, f.closedOp, f.lineCall, f.lineFinished = nil, Change{}, opLine{}, 0, false
+	if err != nil {
+		f.lineErrors++
+		if len(f.firstErrors) < maxKeptErrors {
+			f.firstErrors = append(f.firstErrors, err)
+		}
+		if !errors.Is(err, ErrByteOrderMark) { // the line itself comes next
+			f.blocked, f.onlyStart = true, false
+		}
+		return f.change
+	}
+	f.lines++
+	if f.recorded != nil {
+		return f.change
+	}
+	switch d := dto.(type) {
+	case RunStartedDTO:
+		if f.started == nil {
+			f.started = &d
+		}
+		f.onlyStart = f.lines == 1 && !f.blocked
+	case PreflightWarningDTO:
+	case RunFinishedDTO:
+		f.onlyStart = false
+		f.recorded, f.absent = &d.Summary, d.absent
+		f.firstTime(d.At)
+		f.closeAt = f.instant(d.At)
+		return f.change
+	case UnknownDTO:
+		f.onlyStart = false
+		f.firstTime(d.At)
+		f.closeAt = f.instant(d.At)
+		return f.change
+	default:
+		f.onlyStart = false
+	}
+	e, ok := DTOToEvent(dto)
+	if !ok {
+		return f.change
+	}
+	f.line = dto
+	f.event(e)
+	at := e.OccurredAt()
+	f.firstTime(at)
+	f.closeAt = f.instant(at)
+	return f.change
+}
+
+// AddEvent folds a domain event as Add folds its line, for a writer that
+// wants the stats of what it emits.
+func (f *Fold) AddEvent(e Event) Change {
+	dto, ok := EventToDTO(e)
+	if !ok {
+		return Change{}
+	}
+	return f.Add(dto, nil)
+}
+
+func (f *Fold) firstTime(t time.Time) {
+	if f.firstAt.IsZero() {
+		f.firstAt = t
+	}
+}
+
+// EndAt sets the end time, where open turns and operations run to (with
+// the latest observed time, when that is later), until the next line sets
+// it again: for a writer that computes the stats of its run_finished
+// before it emits it.
+func (f *Fold) EndAt(t time.Time) { f.closeAt = f.instant(t) }
+
+func (f *Fold) observe(t instant) {
+	if t == 0 {
+		return
+	}
+	if !f.observed {
+		f.obsFirst, f.observed = t, true
+	}
+	if f.compare(t, f.obsLast) > 0 {
+		f.obsLast = t
+	}
+}
+
+// register registers a call the first time its id appears, and returns
+// its index.
+func (f *Fold) register(id, name string) int {
+	i, added := f.callKeys.Index(id)
+	f.change.CallIndex, f.lineCall = i, i+1
+	if !added {
+		return i
+	}
+	f.change.CallStep = Opened
+	if name == "" {
+		name = "?"
+	}
+	n, _ := f.names.Index(name)
+	for len(f.byName) <= n { // the names of operations have no count
+		f.byName = append(f.byName, 0)
+	}
+	f.byName[n]++
+	f.calls = append(f.calls, callRec{name: int32(n), turn: int32(f.open.turn)})
+	return i
+}
+
+// event folds a domain event by the rules above.
+func (f *Fold) event(e Event) {
+	ch := &f.change
+	switch e := e.(type) {
+	case TurnStarted:
+		at := f.instant(e.At)
+		f.observe(at)
+		f.turns++
+		ch.TurnStep, ch.TurnIndex = Opened, len(f.model)
+		if f.turnOpen {
+			ch.TurnStep = Restarted
+		}
+		f.turnOpen, f.open, f.openID = true, turnRec{start: at, turn: e.Turn}, e.TurnID
+	case ModelResponded:
+		at := f.instant(e.At)
+		f.observe(at)
+		f.modelResponses++
+		f.tokens = f.tokens.Add(e.Usage)
+		if f.turnOpen {
+			iv := f.open
+			iv.end = at
+			ch.TurnStep, ch.TurnIndex = Closed, len(f.model)
+			f.model = append(f.model, iv)
+			f.turnOpen = false
+		}
+		if e.Stop != "" && e.Stop != StopComplete {
+			if f.stopReasons == nil {
+				f.stopReasons = map[string]int{}
+			}
+			f.stopReasons[e.Stop]++
+		}
+		if e.Failure != "" {
+			f.failures = append(f.failures, e.Failure)
+		}
+	case ToolCalled:
+		at := f.instant(e.At)
+		f.observe(at)
+		f.register(e.CallID, e.Name)
+	case ToolStarted:
+		at := f.instant(e.At)
+		f.observe(at)
+		call := f.register(e.CallID, e.Name)
+		i, added := f.opKeys.Index(e.OpID)
+		if !added {
+			return
+		}
+		f.calls[call].ops++
+		ch.ToolStep, ch.ToolIndex = Opened, i
+		name, _ := f.names.Index(e.Name)
+		f.ops = append(f.ops, opRec{start: at, call: int32(call), name: int32(name), turn: int32(f.open.turn), open: true})
+		if f.opLines == nil {
+			f.opLines = map[int]opLine{}
+		}
+		f.opLines[i] = opLine{label: e.Label, opType: e.OpType, outPath: e.OutPath, errPath: e.ErrPath}
+	case ToolFinished:
+		at := f.instant(e.At)
+		f.observe(at)
+		c := &f.calls[f.register(e.CallID, e.Name)]
+		if !e.OK && c.flags&callFailed == 0 {
+			c.flags |= callFailed
+			f.failed++
+		}
+		if c.flags&callFinished == 0 {
+			c.flags |= callFinished
+			if e.OK {
+				c.flags |= callOK
+			}
+			f.lineFinished = true
+			if ch.CallStep == 0 {
+				ch.CallStep = Closed
+			}
+		}
+		if i, ok := f.opKeys.Lookup(e.OpID); ok && f.ops[i].open {
+			op := &f.ops[i]
+			op.end, op.open, op.ok = at, false, e.OK
+			ch.ToolStep, ch.ToolIndex = Closed, i
+			f.closedOp = f.opLines[i]
+			delete(f.opLines, i)
+		}
+	case AssistantMessage:
+		f.observe(f.instant(e.At))
+		f.lastText = e.Text
+		if e.Final {
+			f.finalText = e.Text
+		}
+	case UserMessage:
+		f.observe(f.instant(e.At))
+		f.userMessages++
+	case DeveloperMessage:
+		f.observe(f.instant(e.At))
+	case ControlInput:
+		f.observe(f.instant(e.At))
+	case PreflightWarning:
+		f.warnings = append(f.warnings, e.Message)
+		f.notice(TypePreflightWarning, e.Code, e.Message, e.At)
+	case RunnerError:
+		f.errors = append(f.errors, e.Message)
+		f.notice(TypeRunnerError, "", e.Message, e.At)
+	}
+}
+
+// notice counts a notice under its key: the package's one rule for them.
+func (f *Fold) notice(typ, code, message string, at time.Time) {
+	key := typ + "\x00" + code + "\x00" + message
+	i, seen := f.noticeIdx[key]
+	if !seen {
+		if f.noticeIdx == nil {
+			f.noticeIdx = map[string]int{}
+		}
+		i = len(f.notices)
+		f.noticeIdx[key] = i
+		f.notices = append(f.notices, Notice{Type: typ, Code: code, Message: message, At: at})
+	}
+	f.notices[i].Count++
+	f.change.NoticeStep, f.change.NoticeIndex = Opened, i
+	if seen {
+		f.change.NoticeStep = Repeated
+	}
+}
+
+// Answer returns the run's answer: the final text if it is non-empty, else
+// the last assistant text.
+func (f *Fold) Answer() string { return cmp.Or(f.finalText, f.lastText) }
+
+// end is where open intervals run to.
+func (f *Fold) end() instant {
+	if f.compare(f.closeAt, f.obsLast) > 0 {
+		return f.closeAt
+	}
+	return f.obsLast
+}
+
+// Times returns when the run began and ended: first is the time of the
+// first line that has one (run_started's, in a stream that starts as it
+// should); last is where open turns and operations run to, the later of
+// the latest observed time and the end time (run_finished's, once it came).
+func (f *Fold) Times() (first, last time.Time) {
+	return f.firstAt, f.time(f.end())
+}
+
+// Turns returns the model turns in the order their turn_started arrived,
+// the one still open (if any) last, with its End run to the end. The slice
+// is the caller's.
+func (f *Fold) Turns() []TurnInterval {
+	n := len(f.model)
+	if f.turnOpen {
+		n++
+	}
+	out := make([]TurnInterval, n)
+	for i := range out {
+		out[i] = f.Turn(i)
+	}
+	return out
+}
+
+// Turn returns the i-th model turn of Turns without copying the others, as
+// a live view does after a [Change]. It panics if i is out of range.
+func (f *Fold) Turn(i int) TurnInterval {
+	if i == len(f.model) && f.turnOpen {
+		return TurnInterval{Start: f.time(f.open.start), End: f.time(f.end()), Open: true, Turn: f.open.turn, TurnID: f.openID}
+	}
+	r := f.model[i]
+	iv := TurnInterval{Start: f.time(r.start), End: f.time(r.end), Turn: r.turn}
+	if f.change.TurnStep == Closed && f.change.TurnIndex == i {
+		d := f.line.(ModelRespondedDTO)
+		iv.TurnID, iv.Duration, iv.Usage, iv.Stop, iv.Failure = f.openID, ms(d.DurationMS), d.Usage.Tokens(), d.Stop, d.Failure
+	}
+	return iv
+}
+
+// Tools returns the tool operations in the order their first tool_started
+// arrived; the open ones have their End run to the end. The slice is the
+// caller's.
+func (f *Fold) Tools() []ToolInterval {
+	out := make([]ToolInterval, len(f.ops))
+	for i := range out {
+		out[i] = f.Tool(i)
+	}
+	return out
+}
+
+// Tool returns the i-th operation of Tools without copying the others. It
+// panics if i is out of range.
+func (f *Fold) Tool(i int) ToolInterval {
+	r := f.ops[i]
+	iv := ToolInterval{Start: f.time(r.start), End: f.time(r.end), Open: r.open, OK: r.ok, Turn: int(r.turn), Call: int(r.call),
+		OpID: f.opKeys.Key(i), CallID: f.callKeys.Key(int(r.call)), Name: f.names.Key(int(r.name))}
+	switch {
+	case r.open:
+		iv.End = f.time(f.end())
+		l := f.opLines[i]
+		iv.Label, iv.OpType, iv.OutPath, iv.ErrPath = l.label, l.opType, l.outPath, l.errPath
+	case f.change.ToolStep == Closed && f.change.ToolIndex == i:
+		d, l := f.line.(ToolFinishedDTO), f.closedOp
+		iv.Label, iv.OpType, iv.OutPath, iv.ErrPath = l.label, l.opType, cmp.Or(d.OutPath, l.outPath), cmp.Or(d.ErrPath, l.errPath)
+		iv.Detail, iv.Duration = d.Detail, ms(d.DurationMS)
+	}
+	return iv
+}
+
+// Calls returns the tool calls in the order they were registered. The
+// slice is the caller's.
+func (f *Fold) Calls() []ToolCall {
+	out := make([]ToolCall, len(f.calls))
+	for i := range out {
+		out[i] = f.Call(i)
+	}
+	return out
+}
+
+// Call returns the i-th call of Calls. It panics if i is out of range.
+func (f *Fold) Call(i int) ToolCall {
+	r := f.calls[i]
+	c := ToolCall{CallID: f.callKeys.Key(i), Name: f.names.Key(int(r.name)), Turn: int(r.turn), Ops: int(r.ops),
+		Failed: r.flags&callFailed != 0, Finished: r.flags&callFinished != 0, OK: r.flags&callOK != 0}
+	if f.lineCall != i+1 {
+		return c
+	}
+	var at time.Time
+	switch d := f.line.(type) {
+	case ToolCalledDTO:
+		at, c.Label, c.Arguments = d.At, d.Label, d.Arguments
+	case ToolStartedDTO:
+		at, c.Label = d.At, d.Label
+	case ToolFinishedDTO:
+		at, c.Label = d.At, d.Label
+		if f.lineFinished {
+			c.Detail, c.FinishedAt = d.Detail, d.At
+		}
+	}
+	if f.change.CallStep == Opened {
+		c.At = at
+	}
+	return c
+}
+
+// Notices returns the notices in the order they first came. The slice is
+// the caller's.
+func (f *Fold) Notices() []Notice { return slices.Clone(f.notices) }
+
+// Notice returns the i-th notice of Notices. It panics if i is out of
+// range.
+func (f *Fold) Notice(i int) Notice { return f.notices[i] }
+
+// Finished reports whether a run_finished line has been added.
+func (f *Fold) Finished() bool { return f.recorded != nil }
+
+// Started returns the first run_started line, or nil before one came.
+func (f *Fold) Started() *RunStartedDTO { return f.started }
