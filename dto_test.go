@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -16,8 +17,18 @@ func TestEventToDTORoundTrip(t *testing.T) {
 		if diff := cmpDiff(roundTripped(e), back); diff != "" {
 			t.Errorf("%T (-want +got):\n%s", e, diff)
 		}
-		assert.Equal(t, TypeOf(dto), kindByEvent[reflectTypeOf(e)].typ)
+		assert.Equal(t, wireTypes[reflect.TypeOf(e).Name()], TypeOf(dto), "%T", e)
 	}
+}
+
+// wireTypes are the wire names of the domain events, as README's wire
+// table spells them.
+var wireTypes = map[string]string{
+	"RunStarted": "run_started", "PreflightWarning": "preflight_warning", "UserMessage": "user_message",
+	"DeveloperMessage": "developer_message", "ControlInput": "control_input", "TurnStarted": "turn_started",
+	"ModelResponded": "model_responded", "ToolCalled": "tool_called", "ToolStarted": "tool_started",
+	"ToolFinished": "tool_finished", "AssistantMessage": "assistant_message", "ReasoningSummary": "reasoning",
+	"RunnerError": "runner_error", "RunFinished": "run_finished",
 }
 
 func TestEventToDTORejectsNilAndUnknown(t *testing.T) {

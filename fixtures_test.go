@@ -144,7 +144,6 @@ func write(t testing.TB, evs []Event) []byte {
 	return buf.Bytes()
 }
 
-func reflectTypeOf(e Event) reflect.Type { return reflect.TypeOf(e) }
 
 // cmpDiff is cmp.Diff that looks into the DTOs' embedded header.
 func cmpDiff(want, got any) string {

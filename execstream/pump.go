@@ -16,7 +16,7 @@ const pumpHold = 256 << 10
 // the pipe has reached its end is known apart from how fast the stream is
 // decoded and delivered. While the process runs it holds at most pumpHold
 // bytes (the reader's pace holds the writer back, as a pipe does); once
-// free is called (the process has exited, or is being stopped), it reads
+// unbound is called (the process has exited, or is being stopped), it reads
 // the pipe to its end at once and holds what the reader has not taken yet,
 // however much: a slow reader then loses nothing, and the pipe's end is
 // seen without waiting for it.

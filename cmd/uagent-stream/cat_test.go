@@ -251,3 +251,25 @@ func TestStatsManyFiles(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Equal(t, "../../testdata/invalid/stats.jsonl: stats.model_ms is 5356, recomputed 5355\n", out, "with several files, differences name theirs")
 }
+
+// A run_finished summary the events contradict: cat shows it, says that
+// it disagrees, and shows what the events say, field by field; a summary
+// that agrees gets no such line.
+func TestCatFlagsALyingSummary(t *testing.T) {
+	ms := func(n int) time.Time { return t1.Add(time.Duration(n) * time.Millisecond) }
+	evs := []stream.Event{stream.RunStarted{At: t1, RunID: "r"},
+		stream.TurnStarted{At: ms(0), Turn: 1}, stream.ModelResponded{At: ms(2000), Turn: 1},
+		stream.TurnStarted{At: ms(2000), Turn: 2}, stream.ModelResponded{At: ms(5355), Turn: 2}}
+	honest := stream.Stats{Turns: 2, ModelResponses: 2, ModelTime: 5355 * time.Millisecond, EventSpan: 5355 * time.Millisecond}
+	lying := honest
+	lying.Turns, lying.ModelTime = 7, 99*time.Millisecond
+	code, out, _ := runCmd(t, "", "cat", "--no-color", sinkFile(t, append(evs, stream.RunFinished{At: ms(5400), Result: stream.Result{Status: stream.StatusOK, Stats: lying}})...))
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "7 turns · model 99ms", "the summary as recorded")
+	assert.Contains(t, out, "✗ the summary disagrees with the events; they say:\n"+
+		"     stats.model_ms: 5355 (the summary says 99)\n"+
+		"     stats.turns: 2 (the summary says 7)\n")
+
+	_, out, _ = runCmd(t, "", "cat", "--no-color", sinkFile(t, append(evs, stream.RunFinished{At: ms(5400), Result: stream.Result{Status: stream.StatusOK, Stats: honest}})...))
+	assert.NotContains(t, out, "disagrees")
+}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -50,44 +49,21 @@ func cmdExport(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Files are read on all cores and reported in order; at most window
-	// results wait to be reported, so memory does not grow with the number
-	// of files.
-	workers := min(runtime.GOMAXPROCS(0), max(len(files), 1))
-	window := 4 * workers
-	type job struct {
-		i    int
-		done chan report
-	}
-	order, work := make(chan chan report, window), make(chan job)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			parts := ex.worker(w)
-			for j := range work {
-				j.done <- parts.add(files[j.i], *content)
-			}
+	// Files are read on all cores and reported in order; each worker
+	// writes parts of its own.
+	code, runs := 0, 0
+	inOrder(len(files), func(w int) (func(int) report, func()) {
+		parts := ex.worker(w)
+		return func(i int) report { return parts.add(files[i], *content) }, func() {
 			if err := parts.close(); err != nil {
 				ex.fail(err)
 			}
-		})
-	}
-	go func() {
-		for i := range files {
-			done := make(chan report, 1)
-			order <- done
-			work <- job{i, done}
 		}
-		close(order)
-		close(work)
-	}()
-	code, runs := 0, 0
-	for done := range order {
-		r := <-done
+	}, func(_ int, r report) {
 		if r.err != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(r.err.Error(), false))
 			code = 1
-			continue
+			return
 		}
 		runs++
 		var problems []string
@@ -106,8 +82,7 @@ func cmdExport(e env, args []string) error {
 				code = max(code, 1)
 			}
 		}
-	}
-	wg.Wait()
+	})
 	if err := ex.err(); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

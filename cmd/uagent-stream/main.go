@@ -5,8 +5,8 @@
 //	uagent-stream validate [--json] [--strict] [--exit-code N] FILE…
 //	uagent-stream stats [--check] [--allow-errors] FILE…
 //	uagent-stream timeline [-o OUT.svg] FILE|-
-//	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] -- COMMAND ARGS…
-//	uagent-stream serve [--addr HOST:PORT] [--public] … FILE|- | -- COMMAND ARGS…
+//	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…
+//	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…
 //	uagent-stream acp [--grace D] -- COMMAND ARGS…
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] FILE|DIR…
 //	uagent-stream otel [--content] FILE…
@@ -17,6 +17,14 @@
 // run exits with the command's own code (see the README). Colour is used
 // only on a terminal, never when NO_COLOR is set, and every string from a
 // stream is sanitized before it reaches any output.
+//
+// One file per command (cat.go, validate.go, stats.go, timeline.go, run.go,
+// serve.go, acp.go, export.go, otel.go, schema.go, version.go), and one per
+// concern they share: render.go (a run shown to people, for cat and run),
+// follow.go (a growing file, for cat -f and serve), outcome.go (a run's
+// outcome line and exit code, for run and serve), tracing.go (OTLP, for
+// otel, run --otel and serve --otel), pool.go (files on all cores, in
+// order), sanitize.go, linewriter.go, reap_*.go and term_*.go.
 package main
 
 import (
@@ -25,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 )
@@ -285,44 +292,4 @@ func isTerminal(w any) bool {
 	}
 	info, err := f.Stat()
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
-}
-
-func cmdVersion(e env, args []string) error {
-	fs := flags(e, "version")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, versionString())
-	return nil
-}
-
-// versionString is the module version and the VCS revision the command was
-// built from, as the build info has them.
-func versionString() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "uagent-stream (no build info)"
-	}
-	v := info.Main.Version
-	if v == "" {
-		v = "(devel)"
-	}
-	var rev, when, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = ", modified"
-			}
-		}
-	}
-	out := "uagent-stream " + v
-	if rev != "" {
-		out += fmt.Sprintf(" (%s %s%s)", rev, when, dirty)
-	}
-	return out + " " + info.GoVersion
 }

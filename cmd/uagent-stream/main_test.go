@@ -541,3 +541,21 @@ func TestCatStillRunningIsTheReferences(t *testing.T) {
 		}
 	}
 }
+
+// The package doc's synopsis is the command table's: each command with
+// its flags as its help gives them.
+func TestPackageDocSynopsis(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	require.NoError(t, err)
+	var doc []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if s, ok := strings.CutPrefix(l, "//\tuagent-stream "); ok {
+			doc = append(doc, s)
+		}
+	}
+	var want []string
+	for _, c := range commands {
+		want = append(want, strings.TrimSpace(c.name+" "+c.synopsis))
+	}
+	assert.Equal(t, want, doc)
+}

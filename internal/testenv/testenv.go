@@ -49,6 +49,7 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 // behind, removes the build, runs the after functions and exits with the
 // tests' code.
 func MainWithFake(m *testing.M, src string, path *string, after ...func()) {
+	peakHelper()
 	cleanup := func() {}
 	if runtime.GOOS != "js" && runtime.GOOS != "wasip1" {
 		p, c, err := BuildFake(src)

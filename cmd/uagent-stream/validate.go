@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/uagentkit/stream"
+)
+
+func cmdValidate(e env, args []string) error {
+	fs := flags(e, "validate")
+	asJSON := fs.Bool("json", false, "print one JSON object per violation")
+	strict := fs.Bool("strict", false, "also require every field the current writer always writes (default: only what a v1 line cannot be read without)")
+	exitCode := fs.Int("exit-code", -1, "the exit `code` of the run that wrote the stream, to accept the endings without run_finished (2: no line, 1: only run_started)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fs.usageError("want at least one FILE or -")
+	}
+	var opts []stream.Option
+	if *exitCode >= 0 {
+		opts = append(opts, stream.WithExitCode(*exitCode))
+	}
+	if *strict {
+		opts = append(opts, stream.WithStrict())
+	}
+	found, failed := false, false
+	enc := json.NewEncoder(jsonOut{e.stdout})
+	enc.SetEscapeHTML(false)
+	names := fs.Args()
+	var encErr error
+	inOrder(len(names), each(func(i int) validated {
+		in, err := open(e, names[i])
+		if err != nil {
+			return validated{open: err}
+		}
+		defer in.Close()
+		findings, err := stream.Validate(in, opts...)
+		return validated{findings: findings, err: err}
+	}), func(i int, v validated) {
+		name := names[i]
+		if v.open != nil {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(v.open.Error(), false))
+			failed = true
+			return
+		}
+		if v.err != nil {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(v.err.Error(), false))
+			failed = true
+		}
+		for _, f := range v.findings {
+			found = true
+			if *asJSON {
+				if err := enc.Encode(struct {
+					File string `json:"file"`
+					stream.Finding
+				}{name, f}); err != nil && encErr == nil {
+					encErr = err
+				}
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", name, f.Line)
+			if f.Line == 0 {
+				where = name
+			}
+			fmt.Fprintf(e.stdout, "%s: %s (%s)\n", sanitize(where, false), sanitize(f.Message, false), f.Rule)
+		}
+	})
+	if encErr != nil {
+		return encErr
+	}
+	if found || failed {
+		return exitError{1}
+	}
+	return nil
+}
+
+// validated is what validate says of one file: the findings, the error
+// of reading it, or that of opening it.
+type validated struct {
+	findings  []stream.Finding
+	err, open error
+}
