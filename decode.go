@@ -8,60 +8,9 @@ import (
 	"io"
 	"iter"
 	"reflect"
-	"strconv"
 	"time"
 	"unsafe"
 )
-
-// LineError is a line the [Decoder] could not decode. The Decoder goes on
-// with the next line: nothing after a bad line is lost.
-//
-// Err is the cause; errors.Is tests it against ErrSyntax, ErrFieldType,
-// ErrMissingField, ErrBadTime, ErrUnsupportedVersion, ErrLineTooLong,
-// ErrTruncated and ErrByteOrderMark.
-type LineError struct {
-	Line   int    // 1-based line number
-	Offset int64  // byte offset in the stream where the fault was found
-	Type   string // the line's type, when it was read
-	Field  string // the field at fault, as a dotted path, when there is one
-	Err    error
-}
-
-// Error formats the fault as "stream: line N, byte B: TYPE: field F: cause".
-// TYPE is quoted when it holds characters that are not printable.
-func (e *LineError) Error() string {
-	b := []byte("stream: line ")
-	b = strconv.AppendInt(b, int64(e.Line), 10)
-	b = append(b, ", "...)
-	return string(e.appendDetail(b))
-}
-
-// detail formats the fault without its line: "byte B: TYPE: field F: cause".
-func (e *LineError) detail() string { return string(e.appendDetail(nil)) }
-
-func (e *LineError) appendDetail(b []byte) []byte {
-	b = append(b, "byte "...)
-	b = strconv.AppendInt(b, e.Offset, 10)
-	b = append(b, ": "...)
-	if e.Type != "" {
-		// The type is the stream's text: quoted when it holds anything a
-		// terminal could act on or a reader could not see.
-		b = append(b, printable(e.Type)...)
-		b = append(b, ": "...)
-	}
-	if e.Field != "" {
-		b = append(b, "field "...)
-		b = strconv.AppendQuote(b, e.Field)
-		b = append(b, ": "...)
-	}
-	if e.Err != nil {
-		b = append(b, e.Err.Error()...)
-	}
-	return b
-}
-
-// Unwrap returns the cause.
-func (e *LineError) Unwrap() error { return e.Err }
 
 // Decoder reads a uagent v1 stream line by line. Each known line becomes the
 // DTO value EventToDTO would return for it (RunStartedDTO, …); a line of an
@@ -389,6 +338,7 @@ func (d *Decoder) skipLong() error {
 type lineState struct {
 	line                 []byte
 	hasV, hasType, hasAt bool
+	vPos, end            int // where the value of v is, where the object ends (its '}')
 	v                    int64
 	typ                  string
 	at                   time.Time
@@ -412,9 +362,14 @@ func (d *Decoder) decodeLine(line []byte) (any, error) {
 
 func (d *Decoder) decodeMembers() (any, error) {
 	p, ls := &d.p, &d.ls
-	if err := d.members(); err != nil {
+	if p.peek() != '{' {
+		return nil, d.lineErr(p.syntax("'{'"))
+	}
+	fault := p.members(d.member)
+	if err := keepFault(&ls.fault, fault); err != nil {
 		return nil, d.lineErr(err)
 	}
+	ls.end = p.pos - 1
 	if p.peek() != 0 {
 		return nil, d.lineErr(p.syntax("the end of the line"))
 	}
@@ -449,62 +404,18 @@ func (d *Decoder) lineErr(e *parseError) error {
 	return le
 }
 
-// keep keeps a field fault (a wrong type, a bad time) for the verdict, so
-// that the rest of the line is still read, and returns any other error.
-func (ls *lineState) keep(e *parseError) *parseError {
-	if e == nil || !errors.Is(e.err, ErrFieldType) && !errors.Is(e.err, ErrBadTime) {
-		return e
-	}
-	if ls.fault == nil {
-		ls.fault = e
-	}
-	return nil
-}
-
-// members reads the line's object, member by member.
-func (d *Decoder) members() *parseError {
-	p := &d.p
-	if err := p.expect('{', "'{'"); err != nil {
-		return err
-	}
-	if p.peek() == '}' {
-		p.pos++
-		return nil
-	}
-	for {
-		if p.peek() != '"' {
-			return p.syntax("a string key")
-		}
-		keyPos := p.pos
-		key, err := p.stringBytes()
-		if err != nil {
-			return err
-		}
-		inLine := len(key) == p.pos-keyPos-2 // else escaped: not the line's bytes
-		if err := p.expect(':', "':'"); err != nil {
-			return err
-		}
-		if err := d.ls.keep(d.member(key, keyPos, inLine)); err != nil {
-			return err
-		}
-		if more, err := p.more('}'); err != nil {
-			return err
-		} else if !more {
-			return nil
-		}
-	}
-}
-
-// member reads the value of one member: a header field, a field of the
-// DTO once the type is known, kept for later before it, skipped for an
-// unknown type. keyInLine tells that key is the line's own bytes (it had no
-// escapes), which a kept member can then keep instead of reading it again.
-func (d *Decoder) member(key []byte, keyPos int, keyInLine bool) *parseError {
+// member reads the value of one member of the line: a header field, a
+// field of the DTO once the type is known, kept for later before it,
+// skipped for an unknown type. When the key is the line's own bytes (it
+// had no escapes), a kept member keeps them instead of reading it again.
+func (d *Decoder) member(key []byte, keyPos, keyEnd int) *parseError {
 	p, ls := &d.p, &d.ls
 	valPos := p.pos
+	keyInLine := len(key) == keyEnd-keyPos-2
 	switch string(key) {
 	case "v":
-		err := d.header(&ls.v, nil, nil)
+		ls.vPos = valPos
+		err := d.headerV()
 		ls.hasV = ls.hasV || err == nil
 		return err
 	case "type":
@@ -513,14 +424,14 @@ func (d *Decoder) member(key []byte, keyPos int, keyInLine bool) *parseError {
 			return cmp.Or(p.skip(1), err)
 		}
 		ls.hasType = true
-		err := d.header(nil, &ls.typ, nil) // sets ls.k for a known type
+		err := d.headerType() // sets ls.k for a known type
 		if ls.k != nil {
 			ls.dv = d.dto(ls.k)
 			ls.base = ls.dv.Addr().UnsafePointer()
 		}
 		return err
 	case "at":
-		err := d.header(nil, nil, &ls.at)
+		err := d.headerAt()
 		ls.hasAt = ls.hasAt || err == nil
 		return err
 	}
@@ -561,13 +472,13 @@ func (d *Decoder) fillPending() *parseError {
 			key, _ = p.stringBytes() // checked in the first pass
 		}
 		if pf.isStr {
-			if err := ls.keep(d.pendingString(c, key, pf)); err != nil {
+			if err := keepFault(&ls.fault, d.pendingString(c, key, pf)); err != nil {
 				return err
 			}
 			continue
 		}
 		p.pos = pf.val
-		if err := ls.keep(d.field(c, key, ls.base)); err != nil {
+		if err := keepFault(&ls.fault, d.field(c, key, ls.base)); err != nil {
 			return err
 		}
 	}
@@ -604,21 +515,22 @@ func (d *Decoder) pendingString(c *structCodec, key []byte, pf pendingField) *pa
 
 // verdict is the line's error, if any, in the order of what matters most:
 // another version, a broken v or type, a missing type or v, a field fault,
-// a missing at.
+// a missing at. Each points at its field: at its value, or, for a field
+// that is missing, at the end of the object.
 func (ls *lineState) verdict() *parseError {
 	switch {
 	case ls.hasV && ls.v != SchemaVersion:
-		return &parseError{field: "v", err: fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, ls.v, SchemaVersion)}
+		return &parseError{pos: ls.vPos, field: "v", err: fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, ls.v, SchemaVersion)}
 	case ls.fault != nil && (ls.fault.field == "type" || ls.fault.field == "v"):
 		return ls.fault
-	case !ls.hasType:
-		return &parseError{field: "type", err: fmt.Errorf("%w: every line has a type", ErrMissingField)}
+	case !ls.hasType: // where it is missing: at the end of the object
+		return &parseError{pos: ls.end, field: "type", err: fmt.Errorf("%w: every line has a type", ErrMissingField)}
 	case !ls.hasV:
-		return &parseError{field: "v", err: fmt.Errorf("%w: every line has a v", ErrMissingField)}
+		return &parseError{pos: ls.end, field: "v", err: fmt.Errorf("%w: every line has a v", ErrMissingField)}
 	case ls.fault != nil:
 		return ls.fault
 	case !ls.hasAt:
-		return &parseError{field: "at", err: fmt.Errorf("%w: every line has an at", ErrMissingField)}
+		return &parseError{pos: ls.end, field: "at", err: fmt.Errorf("%w: every line has an at", ErrMissingField)}
 	}
 	return nil
 }
@@ -706,59 +618,64 @@ func (p *parser) missing(c *structCodec, prefix string, strict bool) []string {
 	return out
 }
 
-// header decodes one of the common fields v, type and at.
-func (d *Decoder) header(v *int64, typ *string, at *time.Time) *parseError {
+// headerV decodes v, an integer.
+func (d *Decoder) headerV() *parseError {
 	p := &d.p
 	start := p.pos
-	c := p.peek()
-	switch {
-	case v != nil:
-		if c == '-' || (c >= '0' && c <= '9') {
-			span, integer, err := p.number()
-			if err != nil {
-				return err
-			}
-			n, ok := int64(0), false
-			if integer {
-				n, ok = parseInt(span, 64)
-			}
-			if !ok {
-				return &parseError{pos: start, field: "v", err: fmt.Errorf("%w: v is %s, want an integer", ErrFieldType, span)}
-			}
-			*v = n
-			return nil
-		}
+	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
 		return d.wrongType(start, "v", "integer")
-	case typ != nil:
-		if c != '"' {
-			return d.wrongType(start, "type", "string")
-		}
-		b, err := p.stringBytes()
-		if err != nil {
-			return err
-		}
-		if k, ok := kindByType[string(b)]; ok {
-			*typ, d.ls.k = k.typ, k
-		} else {
-			*typ = string(b)
-		}
-		return nil
-	default:
-		if c != '"' {
-			return d.wrongType(start, "at", "string")
-		}
-		b, err := p.stringBytes()
-		if err != nil {
-			return err
-		}
-		t, ok := parseAt(b)
-		if !ok {
-			return &parseError{pos: start, field: "at",
-				err: fmt.Errorf("%w: %q is not an RFC 3339 time in UTC", ErrBadTime, b)}
-		}
-		*at = t
-		return nil
 	}
+	span, integer, err := p.number()
+	if err != nil {
+		return err
+	}
+	n, ok := int64(0), false
+	if integer {
+		n, ok = parseInt(span, 64)
+	}
+	if !ok {
+		return &parseError{pos: start, field: "v", err: fmt.Errorf("%w: v is %s, want an integer", ErrFieldType, span)}
+	}
+	d.ls.v = n
+	return nil
+}
+
+// headerType decodes type, a string, and finds its kind when the type is
+// known.
+func (d *Decoder) headerType() *parseError {
+	p := &d.p
+	if p.peek() != '"' {
+		return d.wrongType(p.pos, "type", "string")
+	}
+	b, err := p.stringBytes()
+	if err != nil {
+		return err
+	}
+	if k, ok := kindByType[string(b)]; ok {
+		d.ls.typ, d.ls.k = k.typ, k
+	} else {
+		d.ls.typ = string(b)
+	}
+	return nil
+}
+
+// headerAt decodes at, an RFC 3339 time in UTC.
+func (d *Decoder) headerAt() *parseError {
+	p := &d.p
+	start := p.pos
+	if p.peek() != '"' {
+		return d.wrongType(start, "at", "string")
+	}
+	b, err := p.stringBytes()
+	if err != nil {
+		return err
+	}
+	t, ok := parseAt(b)
+	if !ok {
+		return &parseError{pos: start, field: "at", err: fmt.Errorf("%w: %q is not an RFC 3339 time in UTC", ErrBadTime, b)}
+	}
+	d.ls.at = t
+	return nil
 }
 
 // parseUTC reads the one form uagent writes, "2006-01-02T15:04:05Z" with
@@ -842,31 +759,3 @@ type UnknownDTO struct {
 	At   time.Time
 	Raw  []byte
 }
-
-// The errors callers branch on, with errors.Is: the causes of a
-// [LineError], and ErrNotDurable.
-var (
-	// ErrSyntax: the line is not one well-formed JSON object.
-	ErrSyntax = errors.New("invalid JSON")
-	// ErrFieldType: a field has the wrong JSON type or an out-of-range value.
-	ErrFieldType = errors.New("wrong JSON type")
-	// ErrBadTime: a time is not RFC 3339, or at is not in UTC.
-	ErrBadTime = errors.New("invalid time")
-	// ErrMissingField: a field every line must have (v, type, at) is absent.
-	ErrMissingField = errors.New("missing field")
-	// ErrUnsupportedVersion: the line's v is not SchemaVersion.
-	ErrUnsupportedVersion = errors.New("unsupported version")
-	// ErrLineTooLong: the line is longer than the Decoder's limit.
-	ErrLineTooLong = errors.New("line too long")
-	// ErrTruncated: the stream ends in the middle of a line, as a killed
-	// writer leaves it.
-	ErrTruncated = errors.New("truncated line")
-	// ErrByteOrderMark: the stream starts with a byte-order mark. The
-	// Decoder reports it, then reads line 1 without it.
-	ErrByteOrderMark = errors.New("a byte-order mark")
-
-	// ErrNotDurable is wrapped by the error of a [WriteSummaryFile] that
-	// did replace the file but could not sync its directory: readers see
-	// the new summary, but a crash may still bring the old one back.
-	ErrNotDurable = errors.New("the new summary is in place but may not be durable")
-)

@@ -210,39 +210,44 @@ const (
 	goodTail = `{"v":1,"type":"runner_error","at":"2026-09-23T12:32:08Z","message":"after"}`
 )
 
+// Each bad line gives one error, with one position: the byte of the
+// stream where the fault is (pos, here the line's byte, checked exactly:
+// where the value at fault begins; for a missing field, the end of the
+// object; for a syntax error, the byte the parser stopped at).
 func TestDecodeBadLines(t *testing.T) {
 	cases := []struct {
 		name, line string
 		cause      error
 		field      string
 		msg        string
+		pos        int
 	}{
-		{"not json", `hello`, ErrSyntax, "", `invalid JSON: unexpected 'h' at byte 0, want '{'`},
-		{"array", `[1,2]`, ErrSyntax, "", "want '{'"},
-		{"unclosed object", `{"v":1,"type":"user_message"`, ErrSyntax, "", "unexpected end of line"},
-		{"trailing garbage", goodLine + `}`, ErrSyntax, "", "want the end of the line"},
-		{"bad escape", `{"v":1,"type":"user_message","at":"2026-09-23T12:32:07Z","text":"\q"}`, ErrSyntax, "text", `invalid escape 'q'`},
-		{"raw control", "{\"v\":1,\"type\":\"user_message\",\"at\":\"2026-09-23T12:32:07Z\",\"text\":\"a\x01\"}", ErrSyntax, "text", "control character 0x01"},
-		{"missing type", `{"v":1,"at":"2026-09-23T12:32:07Z","id":"u"}`, ErrMissingField, "type", ""},
-		{"missing v", `{"type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrMissingField, "v", ""},
-		{"missing at", `{"v":1,"type":"user_message"}`, ErrMissingField, "at", ""},
-		{"type not a string", `{"v":1,"type":5,"at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "type", "want string, got number"},
-		{"v not an integer", `{"v":"1","type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "v", "want integer, got string"},
-		{"v fractional", `{"v":1.5,"type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "v", "v is 1.5"},
-		{"version 2", `{"v":2,"type":"user_message","at":"2026-09-23T12:32:07Z","text":5}`, ErrUnsupportedVersion, "v", "v is 2, this reader knows 1"},
-		{"version 2 after fields", `{"type":"user_message","text":5,"v":2}`, ErrUnsupportedVersion, "v", "v is 2"},
-		{"at unparsable", `{"v":1,"type":"user_message","at":"yesterday"}`, ErrBadTime, "at", `"yesterday" is not an RFC 3339 time in UTC`},
-		{"at not utc", `{"v":1,"type":"user_message","at":"2026-09-23T14:32:07+02:00"}`, ErrBadTime, "at", "in UTC"},
-		{"at a number", `{"v":1,"type":"user_message","at":12}`, ErrFieldType, "at", "want string, got number"},
-		{"turn a string", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":"1"}`, ErrFieldType, "turn", "want integer, got string"},
-		{"turn fractional", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":1.5}`, ErrFieldType, "turn", fmt.Sprintf("1.5 is not a %d-bit integer", strconv.IntSize)},
-		{"turn overflows", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":9223372036854775808}`, ErrFieldType, "turn", fmt.Sprintf("not a %d-bit integer", strconv.IntSize)},
-		{"ok a string", `{"v":1,"type":"tool_finished","at":"2026-09-23T12:32:07Z","ok":"true"}`, ErrFieldType, "ok", "want boolean, got string"},
-		{"usage an array", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":[]}`, ErrFieldType, "usage", "want object, got array"},
-		{"nested field", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":{"input":"x"}}`, ErrFieldType, "usage.input", "want integer"},
-		{"deep summary field", `{"type":"run_finished","summary":{"stats":{"errors":[1]}},"v":1,"at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "summary.stats.errors", "want string, got number"},
-		{"bad started_at", `{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"started_at":"soon"}}`, ErrBadTime, "summary.started_at", "not RFC 3339"},
-		{"type twice", `{"v":1,"type":"user_message","type":"runner_error","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "type", "type given twice"},
+		{"not json", `hello`, ErrSyntax, "", `invalid JSON: unexpected 'h', want '{'`, 0},
+		{"array", `[1,2]`, ErrSyntax, "", "want '{'", 0},
+		{"unclosed object", `{"v":1,"type":"user_message"`, ErrSyntax, "", "unexpected end of line", 28},
+		{"trailing garbage", goodLine + `}`, ErrSyntax, "", "want the end of the line", 86},
+		{"bad escape", `{"v":1,"type":"user_message","at":"2026-09-23T12:32:07Z","text":"\q"}`, ErrSyntax, "text", `invalid escape: 'q' after a backslash`, 65},
+		{"raw control", "{\"v\":1,\"type\":\"user_message\",\"at\":\"2026-09-23T12:32:07Z\",\"text\":\"a\x01\"}", ErrSyntax, "text", "control character 0x01", 66},
+		{"missing type", `{"v":1,"at":"2026-09-23T12:32:07Z","id":"u"}`, ErrMissingField, "type", "", 43},
+		{"missing v", `{"type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrMissingField, "v", "", 50},
+		{"missing at", `{"v":1,"type":"user_message"}`, ErrMissingField, "at", "", 28},
+		{"type not a string", `{"v":1,"type":5,"at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "type", "want string, got number", 14},
+		{"v not an integer", `{"v":"1","type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "v", "want integer, got string", 5},
+		{"v fractional", `{"v":1.5,"type":"user_message","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "v", "v is 1.5", 5},
+		{"version 2", `{"v":2,"type":"user_message","at":"2026-09-23T12:32:07Z","text":5}`, ErrUnsupportedVersion, "v", "v is 2, this reader knows 1", 5},
+		{"version 2 after fields", `{"type":"user_message","text":5,"v":2}`, ErrUnsupportedVersion, "v", "v is 2", 36},
+		{"at unparsable", `{"v":1,"type":"user_message","at":"yesterday"}`, ErrBadTime, "at", `"yesterday" is not an RFC 3339 time in UTC`, 34},
+		{"at not utc", `{"v":1,"type":"user_message","at":"2026-09-23T14:32:07+02:00"}`, ErrBadTime, "at", "in UTC", 34},
+		{"at a number", `{"v":1,"type":"user_message","at":12}`, ErrFieldType, "at", "want string, got number", 34},
+		{"turn a string", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":"1"}`, ErrFieldType, "turn", "want integer, got string", 64},
+		{"turn fractional", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":1.5}`, ErrFieldType, "turn", fmt.Sprintf("1.5 is not a %d-bit integer", strconv.IntSize), 64},
+		{"turn overflows", `{"v":1,"type":"turn_started","at":"2026-09-23T12:32:07Z","turn":9223372036854775808}`, ErrFieldType, "turn", fmt.Sprintf("not a %d-bit integer", strconv.IntSize), 64},
+		{"ok a string", `{"v":1,"type":"tool_finished","at":"2026-09-23T12:32:07Z","ok":"true"}`, ErrFieldType, "ok", "want boolean, got string", 63},
+		{"usage an array", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":[]}`, ErrFieldType, "usage", "want object, got array", 68},
+		{"nested field", `{"v":1,"type":"model_responded","at":"2026-09-23T12:32:07Z","usage":{"input":"x"}}`, ErrFieldType, "usage.input", "want integer", 77},
+		{"deep summary field", `{"type":"run_finished","summary":{"stats":{"errors":[1]}},"v":1,"at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "summary.stats.errors", "want string, got number", 53},
+		{"bad started_at", `{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"started_at":"soon"}}`, ErrBadTime, "summary.started_at", "not RFC 3339", 81},
+		{"type twice", `{"v":1,"type":"user_message","type":"runner_error","at":"2026-09-23T12:32:07Z"}`, ErrFieldType, "type", "type given twice", 36},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -257,8 +262,12 @@ func TestDecodeBadLines(t *testing.T) {
 			assert.Equal(t, 2, le.Line)
 			assert.ErrorIs(t, le, c.cause)
 			assert.Equal(t, c.field, le.Field)
+			if c.pos >= 0 {
+				assert.Equal(t, int64(len(goodLine)+1+c.pos), le.Offset, "the fault's byte")
+			}
 			assert.GreaterOrEqual(t, le.Offset, int64(len(goodLine)+1))
 			assert.LessOrEqual(t, le.Offset, int64(len(goodLine)+1+len(c.line)))
+			assert.Equal(t, 1, strings.Count(le.Error(), "byte"), "one position: %s", le.Error())
 			assert.True(t, strings.HasPrefix(le.Error(), "stream: line 2, byte "), le.Error())
 			assert.Contains(t, le.Error(), c.msg)
 		})

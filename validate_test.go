@@ -55,7 +55,7 @@ func invalidStreams(t testing.TB) map[string]struct {
 		"json": {with(3, `{"v":1,"type":"user_message"`), append([]Finding{{4, RuleJSON,
 			"byte 474: user_message: invalid JSON: unexpected end of line, want ',' or '}'"}},
 			stats(n, "stats.user_messages is 1, recomputed 0")...)},
-		"version": {replace(2, `"v":1`, `"v":2`), append([]Finding{{3, RuleVersion, "byte 339: control_input: field \"v\": unsupported version: v is 2, this reader knows 1"}},
+		"version": {replace(2, `"v":1`, `"v":2`), append([]Finding{{3, RuleVersion, "byte 344: control_input: field \"v\": unsupported version: v is 2, this reader knows 1"}},
 			stats(n, "stats.event_span_ms is 5500, recomputed 5494")...)},
 		"first": {join(run[1:]), []Finding{{1, RuleFirst, "the first line is preflight_warning, want run_started"}}},
 		"run-finished-twice": {join(append(append([][]byte{}, run...), run[n-1])),

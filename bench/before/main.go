@@ -1,9 +1,9 @@
 //go:build before
 
 // Command before reads the benchmark corpora with this tree's Decoder and
-// with an earlier commit's (copied into before/old by before.sh), passes
-// alternated in one process, and prints medians and the ratio. The
-// machine's noise moves both alike.
+// with an earlier commit's (copied into before/old by before.sh), or with
+// their Summarize (-summarize), passes alternated in one process, and
+// prints medians and the ratio. The machine's noise moves both alike.
 package main
 
 import (
@@ -21,6 +21,7 @@ import (
 
 func main() {
 	rounds := flag.Int("rounds", 31, "alternated passes of each Decoder")
+	summarize := flag.Bool("summarize", false, "time Summarize (the Decoder and the fold) instead of the Decoder alone")
 	flag.Parse()
 	const mb = 12 << 20
 	cs := []struct {
@@ -52,14 +53,19 @@ func main() {
 			for k := 0; k < 2; k++ {
 				useOld := (r+k)%2 == 0
 				s := time.Now()
-				if useOld {
+				switch {
+				case *summarize && useOld:
+					old.Summarize(bytes.NewReader(data))
+				case *summarize:
+					stream.Summarize(bytes.NewReader(data))
+				case useOld:
 					d := old.NewDecoder(bytes.NewReader(data))
 					for {
 						if _, err := d.Decode(); err == io.EOF {
 							break
 						}
 					}
-				} else {
+				default:
 					d := stream.NewDecoder(bytes.NewReader(data))
 					for {
 						if _, err := d.Decode(); err == io.EOF {

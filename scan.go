@@ -1,0 +1,430 @@
+package stream
+
+// The scan of JSON strings: a word (eight bytes) at a time, with UTF-8
+// checked as the bytes go by, unescaped into scratch memory or in place.
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// plain marks the bytes a JSON string may hold as they are: all but the
+// quote, the backslash and the C0 controls. Bytes of multi-byte UTF-8
+// sequences are plain; the result is checked for valid UTF-8 afterwards.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// specials flags, in the high bit of each byte of the eight-byte word w,
+// the bytes a JSON string may not hold as they are: below 0x20, a quote, a
+// backslash. A borrow can flag a byte only above one truly flagged, so the
+// lowest flag is exact.
+func specials(w uint64) uint64 {
+	q, b := w^(lsb*'"'), w^(lsb*'\\')
+	return (((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((b - lsb) &^ b)) & msb
+}
+
+// before masks the bytes of a word below the lowest byte flagged in m (a
+// result of specials).
+func before(m uint64) uint64 { return (m&-m)>>7 - 1 }
+
+// utf8Words checks UTF-8 eight bytes at a time as a string's raw bytes
+// are scanned, so that valid text is not read a second time. In each word
+// it marks the bytes that lead a multi-byte sequence and the continuation
+// bytes; the bytes the leads require to be continuations (carried into the
+// next word when a sequence crosses it) must be exactly the continuation
+// bytes. Its verdict is only ever "valid" or "not sure": text it is not
+// sure of (an odd lead, a sequence cut by an escape, non-ASCII among the
+// last bytes read one by one) is checked again whole.
+type utf8Words struct {
+	carry, bad uint64
+	unsure     bool
+}
+
+// word checks the next raw bytes of the string; bytes of the word that
+// are not the string's are zero. Small enough to be inlined, it leaves
+// to add the words that have a non-ASCII byte or finish a sequence.
+func (u *utf8Words) word(w uint64) {
+	if w&msb|u.carry != 0 {
+		u.add(w)
+	}
+}
+
+func (u *utf8Words) add(w uint64) {
+	hi := w & msb
+	b6, b5, b4 := w<<1&msb, w<<2&msb, w<<3&msb
+	lead := hi & b6
+	lead3 := lead & b5
+	lead4 := lead3 & b4
+	u.bad |= (lead<<8 | lead3<<16 | lead4<<24 | u.carry) ^ (hi &^ b6)
+	u.carry = lead>>56 | lead3>>48 | lead4>>40
+	if lead != 0 && oddLeads(w, lead, lead3, lead4, b5, b4) != 0 {
+		u.unsure = true
+	}
+}
+
+// valid reports that the bytes added are valid UTF-8 for sure.
+func (u *utf8Words) valid() bool { return u.bad|u.carry == 0 && !u.unsure }
+
+// oddLeads flags the leads whose second byte has a narrower range than
+// 80–BF (E0, ED, F0, F4) and the bytes that never lead a sequence (C0, C1,
+// F5–FF), from the masks validUTF8 computes.
+func oddLeads(w, lead, lead3, lead4, b5, b4 uint64) uint64 {
+	// The low nibble of each byte, compared with 0, 1 and D (a nibble
+	// plus 0x7f has its high bit set unless it is 0).
+	nib := w & (lsb * 0x0f)
+	is := func(v uint64) uint64 { return ^((nib ^ lsb*v) + lsb*0x7f) & msb }
+	return lead&^b5&(is(0)|is(1)) | // C0, C1
+		lead3&^b4&(is(0)|is(0xd)) | // E0, ED
+		lead4&(is(0)|(nib+lsb*0x7c)&msb) // F0, F4 to FF
+}
+
+// plainRun returns the index of the first byte at or after i that is not
+// plain, eight bytes at a time while it can, and adds the bytes it passed
+// over to u.
+func plainRun(data []byte, i int, u *utf8Words) int {
+	for ; i+16 <= len(data); i += 16 { // two words a turn, one branch
+		w, v := binary.LittleEndian.Uint64(data[i:]), binary.LittleEndian.Uint64(data[i+8:])
+		if specials(w)|specials(v) != 0 {
+			break
+		}
+		if (w|v)&msb|u.carry != 0 {
+			u.add(w)
+			u.add(v)
+		}
+	}
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if m := specials(w); m != 0 {
+			u.word(w & before(m))
+			return i + bits.TrailingZeros64(m)/8
+		}
+		u.word(w)
+	}
+	for ; i < len(data) && plain[data[i]]; i++ {
+		u.unsure = u.unsure || data[i] >= utf8.RuneSelf
+	}
+	return i
+}
+
+// unquote reads the string at p.pos (its opening quote) and returns its
+// value: a slice of the line when the string has no escapes or inPlace
+// asks for them to be unescaped there (inLine), else of p.scratch, valid
+// until the next call. utf8OK reports that the value is valid UTF-8 for
+// sure; when it is false, the caller checks (escapes write valid UTF-8, so
+// only the raw bytes can be invalid).
+func (p *parser) unquote(inPlace bool) (b []byte, utf8OK, inLine bool, err *parseError) {
+	data := p.data
+	start := p.pos + 1
+	var u utf8Words
+	i := plainRun(data, start, &u)
+	if i < len(data) && data[i] == '"' {
+		p.pos = i + 1
+		return data[start:i], u.valid(), true, nil
+	}
+	b, err = p.unescape(start, i, &u, inPlace)
+	return b, u.valid(), inPlace, err
+}
+
+// unescape decodes the string that starts at data[start], whose bytes up to
+// data[i] are plain, and moves p.pos past its closing quote. It writes the
+// value into p.scratch, or, in place, over the string's own bytes in the
+// line (which the value never outgrows: an escape is never shorter than
+// what it stands for). p.scratch is made once as long as the rest of the
+// line plus a word, so that plain runs are copied a word at a time, each
+// word stored whole before it is known how much of it is plain; in place,
+// a whole word is stored only once the value is eight bytes or more behind
+// its source (before that, the plain bytes of a word are moved by copy).
+func (p *parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *parseError) {
+	data := p.data
+	out, o := data, i
+	var hi uint64                  // the raw bytes after the first escape, or-ed
+	p.edited = p.edited || inPlace // from the first escape on, the line is changed
+	if !inPlace {
+		need := len(data) - start + 8
+		if need > longChunk { // a long line: the string's own length, found first
+			at := p.pos
+			if err := p.skipString(); err != nil {
+				return nil, err
+			}
+			need, p.pos = p.pos-start+8, at
+		}
+		if cap(p.scratch) < need {
+			p.scratch = make([]byte, need)
+		}
+		out = p.scratch[:cap(p.scratch)]
+		o = copy(out, data[start:i])
+	}
+	for {
+		// At a byte that is not plain, or the end.
+		if i >= len(data) {
+			p.pos = i
+			return nil, p.syntax("the end of the string")
+		}
+		switch c := data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			// The bytes after the first escape were not checked as they
+			// were read: when one is not ASCII, the value is checked whole.
+			u.unsure = u.unsure || hi&msb != 0
+			if inPlace {
+				return data[start:o], nil
+			}
+			return out[:o], nil
+		case c == '\\':
+			for i+1 < len(data) && data[i] == '\\' { // runs of escapes, as JSON in JSON has
+				r := simpleEscape[data[i+1]]
+				if r == 0 {
+					break
+				}
+				out[o] = r
+				o++
+				i += 2
+			}
+			if i < len(data) && data[i] == '\\' {
+				// escape reads the whole escape before it writes, and
+				// writes at most 4 bytes for the 6 or more it reads.
+				b, next, err := p.escape(out[:o], i)
+				if err != nil {
+					return nil, err
+				}
+				o, i = len(b), next
+			}
+			continue
+		case c < 0x20:
+			p.pos = i
+			return nil, p.fail(ErrSyntax, "control character 0x%02x in a string", c)
+		}
+		// A plain run, a word at a time, and the one-byte escapes in it.
+		for i+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[i:])
+			m := specials(w)
+			n := 8
+			if m != 0 {
+				n = bits.TrailingZeros64(m) / 8
+			}
+			hi |= w & before(m)
+			if !inPlace || i-o >= 8 {
+				binary.LittleEndian.PutUint64(out[o:], w)
+			} else {
+				copy(out[o:o+n], data[i:i+n])
+			}
+			i += n
+			o += n
+			if n == 8 {
+				continue
+			}
+			if i+1 >= len(data) || data[i] != '\\' || simpleEscape[data[i+1]] == 0 {
+				break // the quote, a control byte, \u, a bad escape or the end
+			}
+			out[o] = simpleEscape[data[i+1]]
+			o++
+			i += 2
+		}
+		if i+8 > len(data) {
+			for ; i < len(data) && plain[data[i]]; i++ {
+				hi |= uint64(data[i])
+				out[o] = data[i]
+				o++
+			}
+		}
+	}
+}
+
+// stringBytes parses a string at p.pos (a quote) and returns its contents,
+// unescaped, with invalid UTF-8 replaced by U+FFFD byte by byte, as
+// encoding/json does. The result aliases p.data or p.scratch: it is valid
+// until the next call.
+func (p *parser) stringBytes() ([]byte, *parseError) {
+	b, utf8OK, _, err := p.unquote(false)
+	if err != nil || utf8OK || validUTF8(b) {
+		return b, err
+	}
+	return fixUTF8(b), nil
+}
+
+// aliasMin is the length from which a string value shares the memory of a
+// line the parser owns. A shorter one is copied, so that keeping an id
+// does not keep a long line alive.
+const aliasMin = 256
+
+// str parses a string value into a Go string: its own memory, or a slice
+// of a line the parser owns (see own).
+func (p *parser) str() (string, *parseError) {
+	b, utf8OK, inLine, err := p.unquote(p.own)
+	if err != nil {
+		return "", err
+	}
+	if !utf8OK && !validUTF8(b) {
+		b = fixUTF8(b) // new: nothing else refers to it
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	}
+	if p.own && inLine && len(b) >= aliasMin {
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	}
+	return string(b), nil
+}
+
+// simpleEscape maps the byte after a backslash to what it stands for, for
+// the one-character escapes.
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// validUTF8 is utf8.Valid, eight bytes at a time (see utf8Words). Text
+// with a lead the word check leaves open goes to utf8.Valid.
+func validUTF8(p []byte) bool {
+	var u utf8Words
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		if u.word(binary.LittleEndian.Uint64(p[i:])); u.unsure {
+			return utf8.Valid(p)
+		}
+	}
+	if u.bad != 0 {
+		return false
+	}
+	// The last bytes, and a sequence the last word left open.
+	for j := i - 1; j >= max(i-3, 0) && u.carry != 0; j-- {
+		if p[j] >= 0xc0 {
+			return utf8.Valid(p[j:])
+		}
+	}
+	return utf8.Valid(p[i:])
+}
+
+// fixUTF8 replaces each byte that is not part of a valid UTF-8 sequence
+// with U+FFFD.
+func fixUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// escape decodes the escape sequence at data[i] (a backslash) into buf.
+func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
+	data := p.data
+	if i+1 >= len(data) {
+		p.pos = len(data)
+		return buf, i, p.syntax("an escape sequence")
+	}
+	if r := simpleEscape[data[i+1]]; r != 0 {
+		return append(buf, r), i + 2, nil
+	}
+	switch c := data[i+1]; c {
+	case 'u':
+		r, ok := hex4(data, i+2)
+		if !ok {
+			p.pos = min(i+2, len(data))
+			return buf, i, p.bad4(i)
+		}
+		i += 6
+		if utf16IsSurrogate(r) {
+			r2, ok2 := rune(-1), false
+			if i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
+				r2, ok2 = hex4(data, i+2)
+				if !ok2 {
+					p.pos = min(i+2, len(data))
+					return buf, i, p.bad4(i)
+				}
+			}
+			if dec := utf16Decode(r, r2); ok2 && dec != utf8.RuneError {
+				return utf8.AppendRune(buf, dec), i + 6, nil
+			}
+			return utf8.AppendRune(buf, utf8.RuneError), i, nil
+		}
+		return utf8.AppendRune(buf, r), i, nil
+	default:
+		p.pos = i
+		return buf, i, p.fail(ErrSyntax, "invalid escape: %s after a backslash", quoteByte(c))
+	}
+}
+
+func (p *parser) bad4(i int) *parseError {
+	if i+6 > len(p.data) {
+		p.pos = len(p.data)
+		return p.syntax("4 hex digits")
+	}
+	p.pos = i
+	return p.fail(ErrSyntax, "invalid \\u escape")
+}
+
+func hex4(data []byte, i int) (rune, bool) {
+	if i+4 > len(data) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range data[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func utf16IsSurrogate(r rune) bool { return 0xd800 <= r && r < 0xe000 }
+
+func utf16Decode(r1, r2 rune) rune {
+	if 0xd800 <= r1 && r1 < 0xdc00 && 0xdc00 <= r2 && r2 < 0xe000 {
+		return (r1-0xd800)<<10 | (r2 - 0xdc00) + 0x10000
+	}
+	return utf8.RuneError
+}
+
+// skipString consumes a string, checking its escapes.
+func (p *parser) skipString() *parseError {
+	data := p.data
+	i := p.pos + 1
+	var u utf8Words
+	for {
+		i = plainRun(data, i, &u)
+		if i >= len(data) {
+			p.pos = i
+			return p.syntax("the end of the string")
+		}
+		switch c := data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			return nil
+		case c == '\\':
+			if i+1 < len(data) && simpleEscape[data[i+1]] != 0 {
+				i += 2
+				break
+			}
+			if cap(p.scratch) < utf8.UTFMax {
+				p.scratch = make([]byte, 0, 64)
+			}
+			var perr *parseError
+			if _, i, perr = p.escape(p.scratch[:0], i); perr != nil {
+				return perr
+			}
+		default:
+			p.pos = i
+			return p.fail(ErrSyntax, "control character 0x%02x in a string", c)
+		}
+	}
+}
