@@ -381,7 +381,10 @@ func (d *Decoder) decodeMembers() (any, error) {
 	}
 	if ls.k == nil {
 		raw := ls.line
-		if !p.own {
+		switch {
+		case p.edited: // strings before the type were unescaped in place: the line as read, joined again
+			raw = d.Raw()
+		case !p.own:
 			raw = bytes.Clone(raw)
 		}
 		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: raw}, nil

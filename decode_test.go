@@ -756,3 +756,17 @@ func TestPendingStringReadsATime(t *testing.T) {
 	assert.Equal(t, "started_at", err.field)
 	assert.Equal(t, 7, err.pos)
 }
+
+// The Raw of an unknown type's line is the line as read, also for a line
+// longer than 64 KiB whose strings before its type have escapes (which
+// are unescaped in place in a long line).
+func TestUnknownRawOfALongLineWithEscapes(t *testing.T) {
+	for _, pad := range []int{100, 70000} {
+		line := `{"v":1,"at":"2026-09-23T12:32:07Z","x":"\b\n\u0041\"\\","pad":"` + strings.Repeat("A", pad) + `","type":"future_event"}`
+		dtos, errs := decodeAll(t, strings.NewReader(line+"\n"+goodTail+"\n"))
+		require.Empty(t, errs)
+		u, ok := dtos[0].(UnknownDTO)
+		require.True(t, ok, "%T", dtos[0])
+		assert.Equal(t, line, string(u.Raw), "pad %d", pad)
+	}
+}
