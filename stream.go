@@ -8,11 +8,18 @@
 //     line each through a [Sink];
 //   - read: a [Decoder] turns lines back into the same DTO values, surviving
 //     long lines, unknown types, bad lines and cut-off endings;
-//   - summarize: a [StatsCollector] recomputes a run's [Stats] exactly as the
-//     uagent runner does, and [Summarize] rebuilds a run's [SummaryDTO];
-//   - check: [Validate] reports every violation of the stream rules;
-//   - drive: [Start] runs `uagent --stream` and reports its [Outcome];
-//     [Open] replays a recording through the same interface.
+//   - fold: a [Fold] takes a run's lines and answers every question about
+//     the run: its stats exactly as the uagent runner computes them, its
+//     turns, tool operations, calls and notices as each line changes them,
+//     how it ended ([Verdict]), and where its run_finished summary
+//     disagrees with its events; [Summarize] folds a whole stream;
+//   - check: [Validate] reports every violation of the stream rules.
+//
+// Integrations are packages on top of this one: execstream drives `uagent
+// --stream` processes and replays recordings, ssestream serves a run to
+// browsers, otelstream exports it as OpenTelemetry traces, tablestream as
+// table rows, acpstream puts it in editors, schema publishes the contract
+// as JSON Schema. This package imports only the standard library.
 //
 // # Wire
 //
@@ -27,16 +34,14 @@
 //
 // # Options
 //
-// Everything that reads or drives a stream ([NewDecoder], [Summarize],
-// [Validate], [Start], [Open]) takes the same [Option] list; each reads the
-// options that apply to it and ignores the rest.
+// The functions that read a stream ([NewDecoder], [Summarize], [Validate])
+// take [Option]s: [WithMaxLineSize] applies to all of them, [WithStrict]
+// and [WithExitCode] are Validate's.
 //
 // # Concurrency
 //
-// A [Sink] is safe for concurrent use. A [Decoder], a [StatsCollector], a
-// [Summarizer] and [Notices] are not: each belongs to one goroutine. A
-// [Run]'s events and its Wait and Close may be used from different
-// goroutines, as its doc comment says. The functions keep no state between
+// A [Sink] is safe for concurrent use. A [Decoder] and a [Fold] are not:
+// each belongs to one goroutine. The functions keep no state between
 // calls.
 //
 // # Errors

@@ -1,3 +1,9 @@
+// Package execstream drives a command that writes a uagent stream, such
+// as uagent --stream, on every platform Go targets: [Start] runs it in a
+// process group of its own, delivers its lines as they arrive, loses none
+// to a slow reader, stops the whole process tree on cancel, and reports
+// its [Outcome], whose verdict is the stream package's fold's. [Open]
+// replays a recording through the same interface, for testing front-ends.
 package execstream
 
 import (
