@@ -9,22 +9,32 @@ import (
 // lineWriter passes whole lines to w, so that w sees no character cut in
 // two, holding at most max bytes of a line: a longer line is reported (its
 // number to long) and passed on as it comes, cut only between characters.
-// flush writes what is left.
+// Each byte written is looked at once, whatever is held: the cost of a
+// write is its own length. flush writes what is left.
 type lineWriter struct {
 	w        io.Writer
 	max      int
 	long     func(line int)
-	buf      []byte
-	line     int  // lines ended so far
-	cur      int  // bytes of the line not ended yet
-	overlong bool // that line is longer than max (and was reported)
+	buf      []byte // the line not ended yet, as far as it is held
+	line     int    // lines ended so far
+	cur      int    // bytes of the line not ended yet
+	overlong bool   // that line is longer than max (and was reported)
+	// index finds a byte in the bytes written; bytes.IndexByte, and a
+	// counting one in a test.
+	index func([]byte, byte) int
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
+	index := l.index
+	if index == nil {
+		index = bytes.IndexByte
+	}
+	ends := -1 // the end of the last whole line in l.buf once p is appended
 	for rest := p; len(rest) > 0; {
 		seg, ended := rest, false
-		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		if i := index(rest, '\n'); i >= 0 {
 			seg, ended = rest[:i+1], true
+			ends = len(l.buf) + len(p) - len(rest) + i + 1
 		}
 		rest = rest[len(seg):]
 		if l.cur += len(seg); ended {
@@ -39,8 +49,8 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 		}
 	}
 	l.buf = append(l.buf, p...)
-	out := bytes.LastIndexByte(l.buf, '\n') + 1 // whole lines
-	if l.overlong {                             // and the overlong line's bytes as they come, but never half a character
+	out := max(ends, 0) // whole lines
+	if l.overlong {     // and the overlong line's bytes as they come, but never half a character
 		out = len(l.buf) - partialRune(l.buf)
 	}
 	if out > 0 {

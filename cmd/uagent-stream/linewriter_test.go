@@ -58,3 +58,47 @@ func TestLineWriterHoldsAtMostMax(t *testing.T) {
 		}
 	}
 }
+
+// Every byte is looked at once: a long line written in small pieces costs
+// what it is long, not what is held times the pieces (as a search of the
+// whole held line on every write made it: run --json took seconds on a
+// 60 MiB line).
+func TestLineWriterLooksAtEachByteOnce(t *testing.T) {
+	looked := 0
+	count := func(b []byte, c byte) int {
+		i := bytes.IndexByte(b, c)
+		if i < 0 {
+			looked += len(b)
+		} else {
+			looked += i + 1
+		}
+		return i
+	}
+	var out bytes.Buffer
+	l := &lineWriter{w: &out, max: 64 << 20, long: func(int) {}, index: count}
+	line := strings.Repeat("x", 8<<20) + "\n"
+	for i := 0; i < len(line); i += 4096 {
+		l.Write([]byte(line[i:min(i+4096, len(line))]))
+	}
+	l.flush()
+	assert.Equal(t, line, out.String())
+	assert.Equal(t, len(line), looked, "each byte looked at once")
+}
+
+// BenchmarkLineWriterLongLine passes one long line through the line writer
+// in 64 KiB writes, as run --json gets it: the time per byte does not grow
+// with the line.
+func BenchmarkLineWriterLongLine(b *testing.B) {
+	for _, mib := range []int{8, 32} {
+		line := []byte(strings.Repeat("x", mib<<20) + "\n")
+		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				l := &lineWriter{w: io.Discard, max: 64 << 20, long: func(int) {}}
+				for i := 0; i < len(line); i += 64 << 10 {
+					l.Write(line[i:min(i+64<<10, len(line))])
+				}
+			}
+		})
+	}
+}
