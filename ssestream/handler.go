@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
+	"encoding/hex"
 	"io/fs"
 	"net"
 	"net/http"
@@ -72,17 +73,24 @@ var web embed.FS
 type Option func(*Handler)
 
 // WithToken makes the Handler answer only requests that carry token: as
-// ?token=, as "Authorization: Bearer TOKEN", or in the TokenCookie cookie.
-// A page request with a valid ?token= gets the cookie (HttpOnly,
-// SameSite=Strict) and a redirect to the same URL without the token, so
-// that the token stays out of the address bar, the history and Referer
-// headers. Any other request is answered 401, with nothing of the run.
-// Tokens are compared in constant time. An empty token requires none.
+// ?token=, as "Authorization: Bearer TOKEN" (the scheme in any case), or
+// in the TokenCookie cookie. A page request with a valid ?token= gets the
+// cookie (HttpOnly, SameSite=Strict) and a redirect to the same URL
+// without the token, so that the token stays out of the address bar, the
+// history and Referer headers; the cookie holds a value derived from the
+// token (hex, so any token the caller chooses can be carried by a cookie),
+// not the token. Any other request is answered 401, with nothing of the
+// run. Tokens are compared in constant time. With a token, a request is
+// answered whatever Host it names (the token guards the run, as it does
+// behind a reverse proxy that forwards its own Host); without one, only
+// local ones are. An empty token requires none.
 func WithToken(token string) Option {
 	return func(h *Handler) {
 		if token != "" {
 			sum := sha256.Sum256([]byte(token))
 			h.token = sum[:]
+			c := sha256.Sum256([]byte("uagent-stream cookie\x00" + token))
+			h.cookie = hex.EncodeToString(c[:])
 		}
 	}
 }
@@ -119,10 +127,11 @@ func WithMaxClients(n int) Option { return func(h *Handler) { h.maxClients = int
 //   - GET /: the page that shows the run live, and its script and style.
 //
 // Every client reads the shared record at its own pace; one that cannot
-// take a write within WriteTimeout is dropped and may resume. The Handler
-// answers only requests whose Host names it locally (localhost, a loopback
-// address, or the address the request came in on), 403 otherwise, so that
-// a web page elsewhere cannot read a run through DNS rebinding; it sends
+// take a write within WriteTimeout is dropped and may resume. Without a
+// token (see [WithToken]), the Handler answers only requests whose Host
+// names it locally (localhost, a loopback address, or the address the
+// request came in on), 403 otherwise, so that a web page elsewhere cannot
+// read a run through DNS rebinding; it sends
 // no CORS headers, and every response has a Content-Security-Policy that
 // allows the server's own scripts, styles and connections and no inline
 // script. It is safe for concurrent use.
@@ -134,6 +143,7 @@ type Handler struct {
 	maxClients   int64
 	clients      atomic.Int64 // event streams being served
 	token        []byte       // SHA-256 of the token, or nil
+	cookie       string       // the cookie's value, derived from the token
 }
 
 // NewHandler returns a Handler serving rec.
@@ -152,7 +162,7 @@ func NewHandler(rec *Recording, opts ...Option) *Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !localHost(r) {
+	if h.token == nil && !localHost(r) { // a token guards the run itself, whatever the Host
 		http.Error(w, "forbidden: not a local host", http.StatusForbidden)
 		return
 	}
@@ -179,18 +189,19 @@ func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 		if api(r.URL.Path) {
 			return true
 		}
-		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: qt, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: h.cookie, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q.Del("token")
 		u := url.URL{Path: path.Clean("/" + r.URL.Path), RawQuery: q.Encode()} // never //host
 		w.Header().Set("Cache-Control", "no-store")
 		http.Redirect(w, r, u.String(), http.StatusSeeOther)
 		return false
 	}
-	if bt, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && h.valid(bt) {
+	if scheme, bt, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") &&
+		h.valid(strings.TrimSpace(bt)) {
 		return true
 	}
 	for _, c := range r.CookiesNamed(TokenCookie) {
-		if h.valid(c.Value) {
+		if subtle.ConstantTimeCompare([]byte(c.Value), []byte(h.cookie)) == 1 {
 			return true
 		}
 	}
