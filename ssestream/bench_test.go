@@ -31,6 +31,7 @@ func BenchmarkWriterWithClients(b *testing.B) {
 			n := 0
 			for b.Loop() {
 				rec := NewRecording()
+				defer rec.Close()
 				srv := httptest.NewServer(NewHandler(rec))
 				var wg sync.WaitGroup
 				ready := make(chan struct{}, clients)

@@ -97,6 +97,7 @@ func TestPageWithTokenFollowsAcrossAReconnect(t *testing.T) {
 	const token = "t0ken-for-the-page"
 	run := lines(readFile(t, runFile))
 	rec := NewRecording()
+	defer rec.Close()
 	srv := httptest.NewServer(NewHandler(rec, WithToken(token)))
 	defer srv.Close()
 	for i, l := range run[:6] {

@@ -11,7 +11,6 @@
 package ssestream
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
@@ -262,68 +261,57 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil { // the headers, before any line
+		return
+	}
 	skip := after(r)
-	next := 0 // index of the next line to look at
 	keep := time.NewTimer(h.keepAlive)
 	defer keep.Stop()
-	var buf bytes.Buffer
+	buf := make([]byte, 64<<10)
 	sendBytes := func(b []byte) bool {
 		rc.SetWriteDeadline(time.Now().Add(h.writeTimeout))
 		_, err := w.Write(b)
 		return err == nil
 	}
-	send := func() bool {
-		if buf.Len() > 0 && !sendBytes(buf.Bytes()) {
-			return false
-		}
-		buf.Reset()
-		return rc.Flush() == nil
-	}
+	// off is where the next event to send begins in the record's spool;
+	// found, that the events of the lines up to skip were passed.
+	var off int64
+	found := skip <= 0
 	for {
-		lines, data, end, changed := h.rec.wait(next)
-		next += len(lines)
-		for _, l := range lines {
-			if l.num <= skip {
-				continue
-			}
-			buf.WriteString("id: ")
-			buf.WriteString(strconv.Itoa(l.num))
-			buf.WriteString("\nevent: ")
-			buf.WriteString(l.event)
-			buf.WriteString("\ndata: ")
-			switch line := data[l.start:l.end]; {
-			case l.errJSON != nil:
-				buf.Write(l.errJSON)
-			case len(line) > 16<<10: // a long line is written from the record, not copied
-				if !send() || !sendBytes(line) {
-					return
-				}
-			default:
-				buf.Write(line)
-			}
-			buf.WriteString("\n\n")
-			if buf.Len() >= 64<<10 && !send() {
+		size, end, changed := h.rec.state()
+		if !found {
+			var err error
+			if off, found, err = h.rec.seek(skip, off, size); err != nil {
 				return
 			}
 		}
-		if len(lines) == 0 && end != nil {
-			buf.WriteString("event: " + EventEnd + "\ndata: ")
-			buf.Write(end)
-			buf.WriteString("\n\n")
-			send()
-			return
-		}
-		if !send() {
-			return
-		}
-		if len(lines) > 0 {
+		if found && off < size {
+			for off < size { // the events as the spool has them, a buffer at a time
+				n, err := h.rec.spool.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+				if n > 0 && !sendBytes(buf[:n]) {
+					return
+				}
+				off += int64(n)
+				if err != nil && n == 0 {
+					return
+				}
+			}
+			if rc.Flush() != nil {
+				return
+			}
 			continue // the end, or more lines, may already be there
+		}
+		if end != nil {
+			b := append([]byte("event: "+EventEnd+"\ndata: "), end...)
+			if sendBytes(append(b, "\n\n"...)) {
+				rc.Flush()
+			}
+			return
 		}
 		select {
 		case <-changed:
 		case <-keep.C:
-			buf.WriteString(": keep-alive\n\n")
-			if !send() {
+			if !sendBytes([]byte(": keep-alive\n\n")) || rc.Flush() != nil {
 				return
 			}
 			keep.Reset(h.keepAlive)

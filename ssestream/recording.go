@@ -1,9 +1,14 @@
 package ssestream
 
 import (
+	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,24 +17,33 @@ import (
 )
 
 // Recording is the shared, append-only record of one stream's lines that a
-// [Handler] serves: each line is kept once, by offset in one buffer, and
-// every client reads it at its own pace. Lines arrive through
-// [Recording.Consume]; [Recording.End] marks the end of the stream and says
-// how the run ended.
+// [Handler] serves: each line is kept once, as the event clients are sent,
+// in a spool file, and every client reads it back at its own pace. Lines
+// arrive through [Recording.Consume]; [Recording.End] marks the end of the
+// stream and says how the run ended; [Recording.Close] removes the spool.
+//
+// Its memory does not grow with the stream's bytes: the spool is a
+// temporary file (unlinked at once where the system allows, so that
+// nothing is left behind), and what a Recording keeps in memory is the
+// run's fold (see stream.Fold), each tool operation's label and detail for
+// /intervals, and one offset for every 64 lines, for clients that resume.
+// Where no temporary file can be made, the spool is memory.
 //
 // A Recording is safe for concurrent use: one writer (Consume, End) and any
-// number of readers. Readers never copy the lines and never hold the lock
-// while they write to a client, so the pace of a client never holds the
-// writer back.
+// number of readers. Readers never hold the lock while they write to a
+// client, so the pace of a client never holds the writer back.
 type Recording struct {
 	mu      sync.Mutex
-	data    []byte        // the lines' bytes, one after the other
-	lines   []line        // the lines recorded, in stream order
+	spool   *spool
+	size    int64         // bytes of whole events in the spool
+	events  int           // events in the spool
+	marks   []mark        // where every 64th event begins
 	changed chan struct{} // closed, and replaced, on every change
 	version int           // counts the changes
 	ended   bool
 	end     []byte      // the end event's JSON
 	fold    stream.Fold // the run's fold
+	buf     []byte      // the event being written
 
 	// For /intervals, what the fold does not keep: each operation's label
 	// and detail, the failures of turns, the line each notice first came on.
@@ -42,6 +56,15 @@ type Recording struct {
 	sumCache, ivCache cache
 }
 
+// mark is where an event begins in the spool, and its line's number.
+type mark struct {
+	num int
+	off int64
+}
+
+// markEvery is how many events there are between two marks.
+const markEvery = 64
+
 // cache is a response computed from the record as of a version, at a time.
 type cache struct {
 	b       []byte
@@ -49,18 +72,19 @@ type cache struct {
 	at      time.Time
 }
 
-// line is one line of the record: its number in the stream (counting blank
-// lines, which are not recorded), where its bytes are, the SSE event name
-// and, for a line that could not be read, the error's JSON.
-type line struct {
-	num        int
-	start, end int
-	event      string
-	errJSON    []byte
+// NewRecording returns an empty Recording, its spool a temporary file.
+// Call Close when it is no longer served.
+func NewRecording() *Recording {
+	return &Recording{changed: make(chan struct{}), now: time.Now, spool: newSpool()}
 }
 
-// NewRecording returns an empty Recording.
-func NewRecording() *Recording { return &Recording{changed: make(chan struct{}), now: time.Now} }
+// Close removes the spool. Clients being served read nothing more; Close
+// may be called more than once.
+func (rec *Recording) Close() error {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.spool.close()
+}
 
 func (rec *Recording) notify() {
 	close(rec.changed)
@@ -88,24 +112,49 @@ func (rec *Recording) Consume(r io.Reader, opts ...stream.Option) error {
 }
 
 func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	l := line{num: num, start: len(rec.data)}
+	// The event, as every client is sent it.
+	b := append(rec.buf[:0], "id: "...)
+	b = strconv.AppendInt(b, int64(num), 10)
+	b = append(b, "\nevent: "...)
+	var errJSON []byte
 	if le != nil {
-		l.event = EventLineError
-		l.errJSON, _ = json.Marshal(struct {
+		errJSON, _ = json.Marshal(struct {
 			Line  int    `json:"line"`
 			Error string `json:"error"`
 		}{num, le.Error()})
-		l.errJSON = safetext.EscapeJSON(l.errJSON)
+		b = append(b, EventLineError...)
+	} else {
+		b = append(b, eventName(dto)...)
+	}
+	b = append(b, "\ndata: "...)
+	if le != nil {
+		b = append(b, safetext.EscapeJSON(errJSON)...)
+	} else {
+		b = appendData(b, raw)
+	}
+	b = append(b, "\n\n"...)
+	rec.buf = b[:0]
+	if len(b) > 1<<20 {
+		rec.buf = nil // a long line's buffer is not kept
+	}
+	// Written outside the lock: readers read only up to size, which counts
+	// whole events.
+	werr := rec.spool.write(b)
+
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if le != nil {
 		rec.fold.Add(nil, le)
 	} else {
-		l.event = eventName(dto)
-		rec.data = appendData(rec.data, raw)
 		rec.observe(num, rec.fold.Add(dto, nil))
 	}
-	l.end = len(rec.data)
-	rec.lines = append(rec.lines, l)
+	if werr == nil {
+		if rec.events%markEvery == 0 {
+			rec.marks = append(rec.marks, mark{num: num, off: rec.size})
+		}
+		rec.events++
+		rec.size += int64(len(b))
+	}
 	rec.notify()
 }
 
@@ -227,14 +276,61 @@ func (rec *Recording) Finished() bool {
 	return rec.fold.Finished()
 }
 
-// wait returns the lines from index i on, the record's bytes, the end event
-// if the stream has ended, and a channel closed on the next change. Nothing
-// is copied: lines and bytes are only ever appended, so the entries and
-// bytes returned never change, and the capped slices keep the writer's
-// appends out of the reader's view.
-func (rec *Recording) wait(i int) ([]line, []byte, []byte, chan struct{}) {
+// state returns how many bytes of whole events the spool holds, the end
+// event if the stream has ended, and a channel closed on the next change.
+func (rec *Recording) state() (int64, []byte, chan struct{}) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	n := len(rec.lines)
-	return rec.lines[min(i, n):n:n], rec.data[:len(rec.data):len(rec.data)], rec.end, rec.changed
+	return rec.size, rec.end, rec.changed
+}
+
+// seek returns where, in the spool's first size bytes, the first event of
+// a line after line after begins: the mark before it, then the events
+// from there read through. found is false when every event so far is of a
+// line up to after; the offset is then where to look next.
+func (rec *Recording) seek(after int, from, size int64) (off int64, found bool, err error) {
+	if after <= 0 {
+		return from, true, nil
+	}
+	rec.mu.Lock()
+	k, _ := slices.BinarySearchFunc(rec.marks, after+1, func(m mark, num int) int { return cmp.Compare(m.num, num) })
+	if k > 0 && rec.marks[k-1].off > from {
+		from = rec.marks[k-1].off
+	}
+	rec.mu.Unlock()
+	r := bufio.NewReaderSize(io.NewSectionReader(rec.spool, from, size-from), 16<<10)
+	for off = from; off < size; {
+		num, n, err := readEvent(r)
+		if err != nil {
+			return off, false, err
+		}
+		if num > after {
+			return off, true, nil
+		}
+		off += n
+	}
+	return off, false, nil
+}
+
+// readEvent reads one event of the spool ("id: N", "event: …", "data: …"
+// and a blank line) and returns its line's number and its length.
+func readEvent(r *bufio.Reader) (num int, n int64, err error) {
+	for i := range 4 {
+		first := true
+		for {
+			piece, err := r.ReadSlice('\n')
+			n += int64(len(piece))
+			if i == 0 && first {
+				num, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(string(piece), "id: "), "\n"))
+			}
+			first = false
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				return 0, n, err
+			}
+		}
+	}
+	return num, n, nil
 }

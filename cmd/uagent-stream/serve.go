@@ -67,6 +67,7 @@ func cmdServe(e env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rec := ssestream.NewRecording()
+	defer rec.Close()
 	h := ssestream.NewHandler(rec, ssestream.WithToken(token), ssestream.WithMaxClients(*maxClients))
 	served := make(chan error, 1)
 	go func() { served <- ssestream.Serve(ctx, l, h, 2*time.Second) }()
