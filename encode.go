@@ -43,6 +43,8 @@ func (c *structCodec) appendObject(b []byte, v reflect.Value) ([]byte, error) {
 			b = appendMapInt(b, fv.Interface().(map[string]int))
 		case kindStrings:
 			b = appendStrings(b, fv.Interface().([]string))
+		default:
+			err = errors.New("the writer encodes the DTOs' kinds of field only")
 		}
 		if err != nil {
 			return b, fmt.Errorf("field %q: %w", f.name, err)

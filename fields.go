@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
 type fieldKind uint8
@@ -22,6 +24,9 @@ const (
 	kindStruct
 	kindMapInt
 	kindStrings
+	kindStructs // a slice of structs
+	kindRaw     // jsonparse.Raw: any JSON value, as its text
+	kindPtr     // a pointer to a struct: nil for null
 )
 
 var kindNames = [...]string{
@@ -32,6 +37,9 @@ var kindNames = [...]string{
 	kindStruct:  "object",
 	kindMapInt:  "object",
 	kindStrings: "array",
+	kindStructs: "array",
+	kindRaw:     "value",
+	kindPtr:     "object",
 }
 
 type field struct {
@@ -42,7 +50,8 @@ type field struct {
 	omitEmpty bool
 	identity  bool         // tagged stream:"id": required even in compatible mode
 	bits      int          // size of an integer field
-	sub       *structCodec // fields of a nested struct
+	sub       *structCodec // fields of a nested struct, or of a slice's elements
+	elem      reflect.Type // the elements' type of a slice of structs
 	offset    uintptr      // where the field is in its top struct, for the parser
 }
 
@@ -75,7 +84,10 @@ var codecs int
 // maxCodecs bounds the codecs a parser tracks presence for.
 const maxCodecs = 64
 
-var timeType = reflect.TypeFor[time.Time]()
+var (
+	timeType = reflect.TypeFor[time.Time]()
+	rawType  = reflect.TypeFor[jsonparse.Raw]()
+)
 
 // codecFor builds the field table of a DTO struct type. It panics on a field
 // type the codec does not support: that is a programming error caught by the
@@ -115,6 +127,8 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr) {
 		switch {
 		case sf.Type == timeType:
 			f.kind = kindTime
+		case sf.Type == rawType:
+			f.kind = kindRaw
 		case sf.Type.Kind() == reflect.String:
 			f.kind = kindString
 		case sf.Type.Kind() == reflect.Int || sf.Type.Kind() == reflect.Int64:
@@ -130,6 +144,10 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr) {
 			f.kind = kindMapInt
 		case sf.Type == reflect.TypeFor[[]string]():
 			f.kind = kindStrings
+		case sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct && sf.Type.Elem() != timeType:
+			f.kind, f.elem, f.sub = kindStructs, sf.Type.Elem(), codecFor(sf.Type.Elem())
+		case sf.Type.Kind() == reflect.Pointer && sf.Type.Elem().Kind() == reflect.Struct && sf.Type.Elem() != timeType:
+			f.kind, f.elem, f.sub = kindPtr, sf.Type.Elem(), codecFor(sf.Type.Elem())
 		default:
 			panic("stream: unsupported DTO field " + t.String() + "." + sf.Name)
 		}

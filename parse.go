@@ -4,9 +4,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 	"unsafe"
+
+	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
 // The parser reads one JSON object per line straight into a DTO struct,
@@ -292,6 +295,14 @@ func (p *parser) jsonKind() string {
 func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 	start := p.pos
 	c := p.peek()
+	if f.kind == kindRaw { // any value, null included, as its text
+		start = p.pos
+		if err := p.skip(depth); err != nil {
+			return err
+		}
+		*(*jsonparse.Raw)(fp) = jsonparse.Raw(p.data[start:p.pos])
+		return nil
+	}
 	if c == 'n' {
 		if err := p.literal("null"); err != nil {
 			return err
@@ -301,6 +312,8 @@ func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 			*(*map[string]int)(fp) = nil
 		case kindStrings:
 			*(*[]string)(fp) = nil
+		case kindPtr:
+			*(*unsafe.Pointer)(fp) = nil
 		}
 		return nil
 	}
@@ -377,6 +390,18 @@ func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 			break
 		}
 		return p.strings((*[]string)(fp), depth+1)
+	case kindStructs:
+		if c != '[' {
+			break
+		}
+		return p.structs(f, reflect.NewAt(reflect.SliceOf(f.elem), fp).Elem(), depth+1)
+	case kindPtr:
+		if c != '{' {
+			break
+		}
+		v := reflect.New(f.elem)
+		*(*unsafe.Pointer)(fp) = v.UnsafePointer()
+		return p.object(f.sub, v.UnsafePointer(), depth+1)
 	}
 	fault = &parseError{pos: start, field: f.name,
 		err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, kindNames[f.kind], p.jsonKind())}
@@ -433,6 +458,48 @@ func (p *parser) mapInt(mp *map[string]int, depth int) *parseError {
 		m[k] = n
 		return nil
 	})
+}
+
+// structs decodes an array of objects into the slice v, as encoding/json
+// does: from length zero, a null element a zero one; an element that is not
+// an object is a fault, kept, and left zero.
+func (p *parser) structs(f *field, v reflect.Value, depth int) *parseError {
+	p.pos++ // '['
+	v.SetLen(0)
+	if p.peek() == ']' {
+		p.pos++
+		if v.IsNil() {
+			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+		}
+		return nil
+	}
+	var fault *parseError
+	zero := reflect.Zero(f.elem)
+	for {
+		v.Set(reflect.Append(v, zero))
+		el := v.Index(v.Len() - 1).Addr().UnsafePointer()
+		switch c := p.peek(); c {
+		case '{':
+			if err := keepFault(&fault, p.object(f.sub, el, depth+1)); err != nil {
+				return err
+			}
+		case 'n':
+			if err := p.literal("null"); err != nil {
+				return err
+			}
+		default:
+			start, kind := p.pos, p.jsonKind()
+			if err := p.skip(depth); err != nil {
+				return err
+			}
+			fault = cmp.Or(fault, &parseError{pos: start, err: fmt.Errorf("%w: want object, got %s", ErrFieldType, kind)})
+		}
+		if more, err := p.more(']'); err != nil {
+			return err
+		} else if !more {
+			return fault
+		}
+	}
 }
 
 func (p *parser) strings(sp *[]string, depth int) *parseError {

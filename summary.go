@@ -188,6 +188,30 @@ func SummaryFromDTO(d SummaryDTO) Result {
 	}
 }
 
+// Stats returns d as [Stats], its milliseconds as durations. The maps and
+// slices are the caller's.
+func (d StatsDTO) Stats() Stats {
+	return Stats{
+		EventSpan:        ms(d.EventSpanMS),
+		ModelTime:        ms(d.ModelMS),
+		ToolBusyTime:     ms(d.ToolBusyMS),
+		ToolModelOverlap: ms(d.ToolModelOverlapMS),
+		Turns:            d.Turns,
+		UserMessages:     d.UserMessages,
+		ModelResponses:   d.ModelResponses,
+		ToolCalls:        d.ToolCalls,
+		FailedToolCalls:  d.FailedToolCalls,
+		MaxParallelTools: d.MaxParallelTools,
+		ToolsByName:      maps.Clone(d.ToolsByName),
+		Tokens:           d.Tokens.Tokens(),
+		StopReasons:      maps.Clone(d.StopReasons),
+		Failures:         slices.Clone(d.Failures),
+		Errors:           slices.Clone(d.Errors),
+		Warnings:         slices.Clone(d.Warnings),
+		FinalAnswer:      d.FinalAnswer,
+	}
+}
+
 func statsToDTO(s Stats) StatsDTO {
 	byName := maps.Clone(s.ToolsByName)
 	if byName == nil {

@@ -1,0 +1,481 @@
+package statedir
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/jsonparse"
+)
+
+// The runner's records, as events.jsonl holds them: one JSON object per
+// line, {"Sequence","RecordedAt","Kind","Data"}, or {"type":"error",
+// "message":…}. record is the union of every kind's shape, read in one
+// pass; a line that does not fit it (a field of another type) is read
+// again kind by kind, leniently, as uagent reads it.
+type record struct {
+	Type       string    `json:"type"`
+	Message    string    `json:"message"`
+	RecordedAt time.Time `json:"RecordedAt"`
+	Kind       string    `json:"Kind"`
+	Data       data      `json:"Data"`
+}
+
+// data is the union of the Data of every kind.
+type data struct {
+	// input; turn (ID)
+	ID      string        `json:"ID"`
+	Kind    string        `json:"Kind"`
+	Payload jsonparse.Raw `json:"Payload"`
+	// model_response
+	TurnID   string   `json:"TurnID"`
+	Response response `json:"Response"`
+	// tool_call_status
+	CallID     string      `json:"CallID"`
+	Status     callStatus  `json:"Status"`
+	Operations []operation `json:"Operations"`
+}
+
+type response struct {
+	Stop    string   `json:"Stop"`
+	Output  []output `json:"Output"`
+	Usage   usage    `json:"Usage"`
+	Failure *failure `json:"Failure"`
+}
+
+type failure struct {
+	Code    string `json:"Code"`
+	Message string `json:"Message"`
+}
+
+type usage struct {
+	InputTokens           int64 `json:"InputTokens"`
+	CachedInputTokens     int64 `json:"CachedInputTokens"`
+	CacheWriteInputTokens int64 `json:"CacheWriteInputTokens"`
+	OutputTokens          int64 `json:"OutputTokens"`
+	ReasoningTokens       int64 `json:"ReasoningTokens"`
+}
+
+// output is one output of a response; Data is the union of its types'.
+type output struct {
+	Type string     `json:"Type"`
+	Data outputData `json:"Data"`
+}
+
+type outputData struct {
+	// tool_call
+	CallID    string `json:"CallID"`
+	Name      string `json:"Name"`
+	Arguments string `json:"Arguments"`
+	// message
+	Role  string `json:"Role"`
+	Text  string `json:"Text"`
+	Phase string `json:"Phase"`
+	// reasoning
+	Summary []string `json:"Summary"`
+}
+
+type callStatus struct {
+	Error string `json:"Error"`
+}
+
+type operation struct {
+	ID     string     `json:"ID"`
+	Type   string     `json:"Type"`
+	Status string     `json:"Status"`
+	State  shellState `json:"State"`
+}
+
+// shellState is the State of a shell operation, as far as the events
+// need it.
+type shellState struct {
+	OutPath       string       `json:"OutPath"`
+	ErrPath       string       `json:"ErrPath"`
+	Result        *shellResult `json:"Result"`
+	TerminalError string       `json:"TerminalError"`
+}
+
+type shellResult struct {
+	ExitCode int64 `json:"ExitCode"`
+}
+
+// The shapes of the second, lenient reading: the envelope with Data as
+// its text, then each kind's Data with what may not fit as text.
+type envelope struct {
+	Type       string        `json:"type"`
+	Message    string        `json:"message"`
+	RecordedAt time.Time     `json:"RecordedAt"`
+	Kind       string        `json:"Kind"`
+	Data       jsonparse.Raw `json:"Data"`
+}
+
+type inputData struct {
+	ID      string        `json:"ID"`
+	Kind    string        `json:"Kind"`
+	Payload jsonparse.Raw `json:"Payload"`
+}
+
+type turnData struct {
+	ID string `json:"ID"`
+}
+
+type responseData struct {
+	TurnID   string `json:"TurnID"`
+	Response struct {
+		Stop   string `json:"Stop"`
+		Output []struct {
+			Type string        `json:"Type"`
+			Data jsonparse.Raw `json:"Data"`
+		} `json:"Output"`
+		Usage   usage    `json:"Usage"`
+		Failure *failure `json:"Failure"`
+	} `json:"Response"`
+}
+
+type statusData struct {
+	CallID     string     `json:"CallID"`
+	Status     callStatus `json:"Status"`
+	Operations []struct {
+		ID     string        `json:"ID"`
+		Type   string        `json:"Type"`
+		Status string        `json:"Status"`
+		State  jsonparse.Raw `json:"State"`
+	} `json:"Operations"`
+}
+
+type control struct {
+	Mode       string `json:"Mode"`
+	Reason     string `json:"Reason"`
+	Parameters struct {
+		ReasoningEffort string `json:"ReasoningEffort"`
+	} `json:"Parameters"`
+}
+
+// The codecs of the shapes, built once (the parser's rule).
+var (
+	recordCodec     = jsonparse.NewCodec(reflect.TypeFor[record]())
+	envelopeCodec   = jsonparse.NewCodec(reflect.TypeFor[envelope]())
+	inputCodec      = jsonparse.NewCodec(reflect.TypeFor[inputData]())
+	turnCodec       = jsonparse.NewCodec(reflect.TypeFor[turnData]())
+	responseCodec   = jsonparse.NewCodec(reflect.TypeFor[responseData]())
+	statusCodec     = jsonparse.NewCodec(reflect.TypeFor[statusData]())
+	outputCodec     = jsonparse.NewCodec(reflect.TypeFor[outputData]())
+	shellStateCodec = jsonparse.NewCodec(reflect.TypeFor[shellState]())
+	controlCodec    = jsonparse.NewCodec(reflect.TypeFor[control]())
+)
+
+// Operation statuses that end an operation.
+func terminal(status string) bool {
+	return status == "completed" || status == "failed" || status == "canceled"
+}
+
+// shellOp is the type of a shell operation.
+const shellOp = "shell"
+
+// mapper turns records into events, with the state uagent keeps across
+// them: the turn count, each turn id's number, the latest turn's start,
+// each call's name and label, each operation's start and whether it
+// finished, which calls failed.
+type mapper struct {
+	turns     int
+	turnStart time.Time
+	turnIDs   map[string]int
+	calls     map[string]call
+	ops       map[string]*op
+	failed    map[string]bool
+	latest    time.Time // the latest record's time, for the lines that have none
+	emit      func(stream.Event)
+}
+
+type call struct{ name, label string }
+
+type op struct {
+	start time.Time
+	done  bool
+}
+
+func newMapper(emit func(stream.Event)) *mapper {
+	return &mapper{turnIDs: map[string]int{}, calls: map[string]call{}, ops: map[string]*op{}, failed: map[string]bool{}, emit: emit}
+}
+
+// line maps one line of events.jsonl (without its newline).
+func (m *mapper) line(line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	var r record
+	if err := jsonparse.Parse(recordCodec, line, &r); err != nil {
+		m.byKind(line)
+		return
+	}
+	if r.Type == "error" {
+		m.emit(stream.RunnerError{At: m.latest, Message: r.Message})
+		return
+	}
+	at := r.RecordedAt
+	m.latest = at
+	d := &r.Data
+	switch r.Kind {
+	case "input":
+		m.input(at, d.ID, d.Kind, d.Payload)
+	case "turn":
+		m.turn(at, d.ID)
+	case "model_response":
+		m.response(at, d.TurnID, d.Response.Stop, d.Response.Usage, d.Response.Failure, d.Response.Output)
+	case "tool_call_status":
+		m.status(at, d.CallID, d.Status.Error, d.Operations)
+	}
+}
+
+// byKind reads a line that does not fit the union again: the envelope,
+// then Data by its kind, outputs by their type, shell states alone.
+func (m *mapper) byKind(line []byte) {
+	var e envelope
+	if err := jsonparse.Parse(envelopeCodec, line, &e); err != nil {
+		m.emit(stream.RunnerError{At: m.latest, Message: "unparseable runner output: " + oneLine(string(line), 200)})
+		return
+	}
+	if e.Type == "error" {
+		m.emit(stream.RunnerError{At: m.latest, Message: e.Message})
+		return
+	}
+	at := e.RecordedAt
+	m.latest = at
+	fail := func(what string, err error) {
+		m.emit(stream.RunnerError{At: at, Message: fmt.Sprintf("failed to decode %s: %v", what, err)})
+	}
+	switch e.Kind {
+	case "input":
+		var in inputData
+		if err := parseData(inputCodec, e.Data, &in); err != nil {
+			fail("input", err)
+			return
+		}
+		m.input(at, in.ID, in.Kind, in.Payload)
+	case "turn":
+		var t turnData
+		parseData(turnCodec, e.Data, &t) // a turn_id of another type leaves it empty
+		m.turn(at, t.ID)
+	case "model_response":
+		var r responseData
+		if err := parseData(responseCodec, e.Data, &r); err != nil {
+			fail("model_response", err)
+			return
+		}
+		var outs []output
+		for _, o := range r.Response.Output {
+			var d outputData
+			if o.Type == "tool_call" || o.Type == "message" || o.Type == "reasoning" {
+				if jsonparse.Parse(outputCodec, []byte(o.Data), &d) != nil {
+					continue // an output that does not decode gives nothing
+				}
+			}
+			outs = append(outs, output{Type: o.Type, Data: d})
+		}
+		m.response(at, r.TurnID, r.Response.Stop, r.Response.Usage, r.Response.Failure, outs)
+	case "tool_call_status":
+		var s statusData
+		if err := parseData(statusCodec, e.Data, &s); err != nil {
+			fail("tool_call_status", err)
+			return
+		}
+		ops := make([]operation, len(s.Operations))
+		for i, o := range s.Operations {
+			ops[i] = operation{ID: o.ID, Type: o.Type, Status: o.Status}
+			if o.Type == shellOp && jsonparse.Parse(shellStateCodec, []byte(o.State), &ops[i].State) != nil {
+				ops[i].State = shellState{} // a state that does not decode reads as empty
+			}
+		}
+		m.status(at, s.CallID, s.Status.Error, ops)
+	}
+}
+
+// parseData reads a Data that the envelope kept as text. A missing Data
+// does not decode, as an empty text does not.
+func parseData(c jsonparse.Codec, text jsonparse.Raw, v any) error {
+	if text == "" {
+		return errMissingData
+	}
+	return jsonparse.Parse(c, []byte(text), v)
+}
+
+var errMissingData = fmt.Errorf("no Data")
+
+// input maps an input: a user's, a developer's or a control message.
+func (m *mapper) input(at time.Time, id, kind string, payload jsonparse.Raw) {
+	switch kind {
+	case "external":
+		m.emit(stream.UserMessage{At: at, ID: id, Text: payloadText(payload)})
+	case "developer":
+		m.emit(stream.DeveloperMessage{At: at, ID: id, Text: payloadText(payload)})
+	case "control":
+		var c control
+		var err error
+		switch kind := jsonKind(payload); kind {
+		case "null": // as encoding/json reads null into a struct: nothing set
+		case "object":
+			err = parseData(controlCodec, payload, &c)
+		default:
+			err = fmt.Errorf("want an object, got %s", kind)
+		}
+		if err != nil {
+			m.emit(stream.RunnerError{At: at, Message: fmt.Sprintf("failed to decode control input: %v", err)})
+			return
+		}
+		m.emit(stream.ControlInput{At: at, ID: id, Mode: c.Mode, Effort: c.Parameters.ReasoningEffort, Reason: c.Reason})
+	}
+}
+
+// jsonKind names the JSON type of a value's text ("" for none).
+func jsonKind(v jsonparse.Raw) string {
+	s := strings.TrimLeft(string(v), " \t\r\n")
+	if s == "" {
+		return ""
+	}
+	switch s[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// payloadText is a message's text: its Payload when that is a JSON string
+// (null is none), else the Payload's JSON text as it is.
+func payloadText(p jsonparse.Raw) string {
+	switch {
+	case p == "null":
+		return ""
+	case strings.HasPrefix(string(p), `"`):
+		if s, err := jsonparse.Unquote([]byte(p)); err == nil {
+			return s
+		}
+	}
+	return string(p)
+}
+
+func (m *mapper) turn(at time.Time, id string) {
+	m.turns++
+	m.turnStart = at
+	if id != "" {
+		m.turnIDs[id] = m.turns
+	}
+	m.emit(stream.TurnStarted{At: at, Turn: m.turns, TurnID: id})
+}
+
+func (m *mapper) response(at time.Time, turnID, stop string, u usage, f *failure, outs []output) {
+	turn := m.turns
+	if n, ok := m.turnIDs[turnID]; ok {
+		turn = n
+	}
+	e := stream.ModelResponded{At: at, Turn: turn, TurnID: turnID, Stop: stop, Usage: stream.Tokens{InputTokens: u.InputTokens,
+		CachedInputTokens: u.CachedInputTokens, CacheWriteInputTokens: u.CacheWriteInputTokens, OutputTokens: u.OutputTokens,
+		ReasoningTokens: u.ReasoningTokens}}
+	if !m.turnStart.IsZero() {
+		e.Duration = at.Sub(m.turnStart)
+	}
+	if f != nil {
+		e.Failure = strings.TrimSpace(f.Code + ": " + f.Message)
+	}
+	m.emit(e)
+	for _, o := range outs {
+		d := o.Data
+		switch o.Type {
+		case "tool_call":
+			c := call{name: d.Name, label: label(d.Name, d.Arguments)}
+			m.calls[d.CallID] = c
+			m.emit(stream.ToolCalled{At: at, CallID: d.CallID, Name: c.name, Label: c.label, Arguments: d.Arguments})
+		case "message":
+			if d.Role == "assistant" {
+				m.emit(stream.AssistantMessage{At: at, Turn: turn, Text: d.Text, Final: d.Phase == "final_answer"})
+			}
+		case "reasoning":
+			for _, s := range d.Summary {
+				m.emit(stream.ReasoningSummary{At: at, Turn: turn, Text: s})
+			}
+		}
+	}
+}
+
+func (m *mapper) status(at time.Time, callID, callErr string, ops []operation) {
+	c := m.calls[callID]
+	if callErr != "" && !m.failed[callID] {
+		m.failed[callID] = true
+		m.emit(stream.ToolFinished{At: at, CallID: callID, Name: c.name, Label: c.label, Detail: oneLine(callErr, 160)})
+	}
+	for _, o := range ops {
+		var outPath, errPath string
+		if o.Type == shellOp {
+			outPath, errPath = o.State.OutPath, o.State.ErrPath
+		}
+		info, seen := m.ops[o.ID]
+		if !seen {
+			info = &op{start: at}
+			m.ops[o.ID] = info
+			m.emit(stream.ToolStarted{At: at, CallID: callID, OpID: o.ID, Name: c.name, Label: c.label, OpType: o.Type,
+				OutPath: outPath, ErrPath: errPath})
+		}
+		if info.done || !terminal(o.Status) {
+			continue
+		}
+		info.done = true
+		ok, detail := outcome(o)
+		m.emit(stream.ToolFinished{At: at, CallID: callID, OpID: o.ID, Name: c.name, Label: c.label, OK: ok, Detail: detail,
+			Duration: at.Sub(info.start), OpType: o.Type, OutPath: outPath, ErrPath: errPath})
+	}
+}
+
+// outcome is whether an operation that ended succeeded, and its detail.
+func outcome(o operation) (bool, string) {
+	ok, detail := o.Status == "completed", o.Status
+	if o.Type != shellOp {
+		return ok, detail
+	}
+	if r := o.State.Result; r != nil {
+		detail = fmt.Sprintf("exit %d", r.ExitCode)
+		ok = ok && r.ExitCode == 0
+	}
+	if o.State.TerminalError != "" {
+		ok, detail = false, oneLine(o.State.TerminalError, 120)
+	}
+	return ok, detail
+}
+
+// label is a call's label: a Bash call's command, when its arguments are
+// a JSON object with a non-empty string command (read as encoding/json
+// reads it, as uagent does: the key in any case), else the arguments; on
+// one line, cut to 120 runes.
+func label(name, args string) string {
+	if name == "Bash" {
+		var a struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal([]byte(args), &a) == nil && a.Command != "" {
+			return oneLine(a.Command, 120)
+		}
+	}
+	return oneLine(args, 120)
+}
+
+// oneLine makes s one line (every run of white space one space, the ends
+// trimmed) and cuts it to n runes: n−1 of them and "…" when it is longer.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,400 @@
+// Package statedir reads what uagent saves: its state directory, where
+// every run has a directory of its own, runs/<run-id>/, whether or not
+// --stream was given. A run directory holds request.json (the request),
+// events.jsonl (the runner's own records, not v1 lines), summary.json (the
+// v1 summary; status running while the run goes on) and stderr.log; the
+// runs of one conversation share a session_id.
+//
+// [Run.Lines] gives a run as the v1 stream uagent writes with --stream:
+// run_started from the summary (or the request and the directory's name),
+// the events decoded from the records by uagent's own rules (see
+// DESIGN.md, "Runner records → v1 events"), and run_finished from the
+// summary, so that every reader of the stream package (the fold, the
+// checker, the command's views) reads a run directory as it reads a
+// stream. The records are read with the stream package's parser.
+package statedir
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/uagentkit/stream"
+)
+
+// The files of a run directory.
+const (
+	RequestFile = "request.json"
+	EventsFile  = "events.jsonl"
+	SummaryFile = "summary.json"
+	StderrFile  = "stderr.log"
+)
+
+// StateDirEnv names the variable that sets the state directory, as
+// uagent's --state-dir does.
+const StateDirEnv = "UAGENT_STATE_DIR"
+
+// Dir returns uagent's state directory: dir when it is not empty (what
+// --state-dir says), else $UAGENT_STATE_DIR, else
+// $XDG_STATE_HOME/unreal-agent, else ~/.local/state/unreal-agent.
+func Dir(dir string) (string, error) {
+	switch {
+	case dir != "":
+		return dir, nil
+	case os.Getenv(StateDirEnv) != "":
+		return os.Getenv(StateDirEnv), nil
+	case os.Getenv("XDG_STATE_HOME") != "":
+		return filepath.Join(os.Getenv("XDG_STATE_HOME"), "unreal-agent"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("stream: the state directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "unreal-agent"), nil
+}
+
+// The causes of a *Problem, for errors.Is.
+var (
+	// ErrNotARun: a directory without request.json, events.jsonl or
+	// summary.json.
+	ErrNotARun = errors.New("not a run directory")
+	// ErrNoEvents: the run directory has no events.jsonl.
+	ErrNoEvents = errors.New("no events.jsonl")
+	// ErrNoSummary: the run has no summary.json, as when uagent died before
+	// it wrote one: the run is read as cut off.
+	ErrNoSummary = errors.New("no summary.json: the run is read as cut off")
+	// ErrRunning: summary.json says the run is still going: it is read as
+	// cut off so far.
+	ErrRunning = errors.New("the run is still running: it is read as cut off so far")
+	// ErrWriteInProgress: the last record has no newline and is not whole:
+	// the runner is writing it (or was stopped while it did).
+	ErrWriteInProgress = errors.New("the last record is being written (it has no newline yet)")
+	// ErrRecordTooLong: a record longer than stream.DefaultMaxLineSize,
+	// skipped.
+	ErrRecordTooLong = errors.New("a record longer than the line limit")
+)
+
+// Problem is what could not be read of a run directory: the file, the
+// line (0 for the file as a whole) and why. Everything else of the run is
+// still read.
+type Problem struct {
+	File string
+	Line int
+	Err  error
+}
+
+// Error formats the problem as "stream: FILE: line N: cause".
+func (p *Problem) Error() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("stream: %s: line %d: %v", p.File, p.Line, p.Err)
+	}
+	return fmt.Sprintf("stream: %s: %v", p.File, p.Err)
+}
+
+// Unwrap returns the cause.
+func (p *Problem) Unwrap() error { return p.Err }
+
+// Request is a run's request.json, as far as a reader of its history needs
+// it: every field is optional.
+type Request struct {
+	Prompt        string    `json:"prompt"`
+	Messages      []Message `json:"messages"`
+	ThinkingLevel string    `json:"thinking_level"`
+	Model         string    `json:"model"`
+	SessionID     string    `json:"session_id"`
+}
+
+// Message is a message of a request: role user or developer.
+type Message struct {
+	Role      string `json:"role"`
+	Content   string `json:"content"`
+	MessageID string `json:"message_id"`
+}
+
+// Run is one run directory as uagent saved it. OpenRun reads its request
+// and summary; Lines reads its records. A Run is not safe for concurrent
+// use.
+type Run struct {
+	// Dir is the directory, ID its name: the run's id.
+	Dir, ID string
+	// Request is request.json, nil when it is missing or cannot be read.
+	Request *Request
+	// Summary is summary.json, nil when it is missing or cannot be read.
+	Summary *stream.SummaryDTO
+
+	problems []error
+}
+
+// OpenRun reads the run directory dir: its request.json and summary.json.
+// What cannot be read of them is a Problem (see Problems), not an error;
+// the error is for a dir that cannot be read, or is not a run directory
+// (a *Problem wrapping ErrNotARun).
+func OpenRun(dir string) (*Run, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("stream: run directory: %w", err)
+	}
+	has := map[string]bool{}
+	for _, e := range entries {
+		has[e.Name()] = true
+	}
+	if !has[RequestFile] && !has[EventsFile] && !has[SummaryFile] {
+		return nil, &Problem{File: dir, Err: ErrNotARun}
+	}
+	r := &Run{Dir: dir, ID: filepath.Base(dir)}
+	if has[RequestFile] {
+		b, err := os.ReadFile(r.path(RequestFile))
+		var req Request
+		if err == nil {
+			err = json.Unmarshal(b, &req)
+		}
+		if err != nil {
+			r.problem(RequestFile, 0, err)
+		} else {
+			r.Request = &req
+		}
+	}
+	switch s, err := stream.ReadSummaryFile(r.path(SummaryFile)); {
+	case errors.Is(err, fs.ErrNotExist):
+		r.problem(SummaryFile, 0, ErrNoSummary)
+	case err != nil:
+		r.problem(SummaryFile, 0, err)
+	default:
+		r.Summary = &s
+		if !stream.Status(s.Status).Final() {
+			r.problem(SummaryFile, 0, ErrRunning)
+		}
+	}
+	if !has[EventsFile] {
+		r.problem(EventsFile, 0, ErrNoEvents)
+	}
+	return r, nil
+}
+
+func (r *Run) path(file string) string { return filepath.Join(r.Dir, file) }
+
+func (r *Run) problem(file string, line int, err error) {
+	r.problems = append(r.problems, &Problem{File: r.path(file), Line: line, Err: err})
+}
+
+// Problems returns what could not be read of the run so far, each a
+// *Problem naming its file and line: of its request and summary from
+// OpenRun on, of its records once Lines has read them.
+func (r *Run) Problems() []error { return slices.Clone(r.problems) }
+
+// Finished reports whether the run has a summary with a final status: it
+// has ended, and its stream has a run_finished.
+func (r *Run) Finished() bool { return r.Summary != nil && stream.Status(r.Summary.Status).Final() }
+
+// SessionID is the run's session: its summary's, else its request's.
+func (r *Run) SessionID() string {
+	if r.Summary != nil && r.Summary.SessionID != "" {
+		return r.Summary.SessionID
+	}
+	if r.Request != nil {
+		return r.Request.SessionID
+	}
+	return ""
+}
+
+// StartedAt is when the run started: its summary's started_at, else the
+// time its id begins with (YYYYMMDD-HHMMSS, UTC), else zero.
+func (r *Run) StartedAt() time.Time {
+	if r.Summary != nil && !r.Summary.StartedAt.IsZero() {
+		return r.Summary.StartedAt
+	}
+	if len(r.ID) >= 15 {
+		if t, err := time.Parse("20060102-150405", r.ID[:15]); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// started is the run's run_started: the summary's identity at its
+// started_at, or, without one, the directory's name as the run id and the
+// request's session, model and effort.
+func (r *Run) started() stream.RunStarted {
+	if s := r.Summary; s != nil {
+		return stream.RunStarted{At: s.StartedAt, RunID: s.RunID, SessionID: s.SessionID, Provider: s.Provider,
+			Model: s.Model, Effort: s.Effort, Workspace: s.Workspace}
+	}
+	e := stream.RunStarted{At: r.StartedAt(), RunID: r.ID}
+	if q := r.Request; q != nil {
+		e.SessionID, e.Model, e.Effort = q.SessionID, q.Model, q.ThinkingLevel
+	}
+	return e
+}
+
+// Events returns the run as the domain events of the v1 stream uagent
+// writes with --stream: run_started; a preflight_warning for each warning
+// of the summary (uagent does not save the warnings themselves, only
+// their messages); the events of the records; and, when the summary says
+// the run has ended, run_finished at started_at plus wall. A record that
+// cannot be read as one is what uagent makes of it (a runner_error); a last
+// record that is being written, a record over the line limit and a file
+// that cannot be read are Problems (see Problems), and the events before
+// them are yielded.
+func (r *Run) Events() iter.Seq[stream.Event] {
+	return func(yield func(stream.Event) bool) {
+		stopped := false
+		emit := func(e stream.Event) {
+			if !stopped && !yield(e) {
+				stopped = true
+			}
+		}
+		start := r.started()
+		emit(start)
+		if r.Summary != nil {
+			for _, w := range r.Summary.Stats.Warnings {
+				emit(stream.PreflightWarning{At: start.At, Message: w})
+			}
+		}
+		m := newMapper(emit)
+		m.latest = start.At
+		if err := r.records(m, &stopped); err != nil {
+			r.problem(EventsFile, 0, err)
+		}
+		if r.Finished() && !stopped {
+			s := r.Summary
+			res := stream.SummaryFromDTO(*s)
+			res.Stats = s.Stats.Stats()
+			emit(stream.RunFinished{At: s.StartedAt.Add(time.Duration(s.WallMS) * time.Millisecond), Result: res})
+		}
+	}
+}
+
+// records maps every line of events.jsonl.
+func (r *Run) records(m *mapper, stopped *bool) error {
+	f, err := os.Open(r.path(EventsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // said by OpenRun
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	var long []byte
+	for n := 1; !*stopped; n++ {
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= stream.DefaultMaxLineSize {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			if len(long) > stream.DefaultMaxLineSize {
+				for errors.Is(err, bufio.ErrBufferFull) {
+					_, err = br.ReadSlice('\n')
+				}
+				r.problem(EventsFile, n, ErrRecordTooLong)
+				if err != nil {
+					return ignoreEOF(err)
+				}
+				continue
+			}
+			line = long
+		}
+		whole := err == nil
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		switch {
+		case !whole && len(bytes.TrimSpace(line)) > 0 && !m.whole(line):
+			r.problem(EventsFile, n, ErrWriteInProgress)
+		default:
+			m.line(line)
+		}
+		if !whole {
+			return nil
+		}
+		if len(long) > 1<<20 {
+			long = nil // a long record's memory is not kept
+		}
+	}
+	return nil
+}
+
+func ignoreEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// whole reports a line that is one JSON value, whatever it holds: a last
+// line without its newline is read as the others are only then.
+func (m *mapper) whole(line []byte) bool { return json.Valid(line) }
+
+// Write writes the run as the v1 stream uagent writes with --stream (see
+// Events), one line per event, through a stream.Sink. The error is the
+// writer's; what could not be read of the run is in Problems.
+func (r *Run) Write(w io.Writer) error {
+	sink := stream.NewSink(w)
+	for e := range r.Events() {
+		sink.Emit(e)
+	}
+	return sink.Err()
+}
+
+// Runs returns the runs of a state directory, in the order of their
+// directories' names under runs/ (which begin with their start): each run,
+// or the error of one that cannot be opened (a *Problem wrapping
+// ErrNotARun for a directory that is not a run's), and the runs after it.
+// A runs/ that cannot be read is an error, and the end.
+func Runs(stateDir string) iter.Seq2[*Run, error] {
+	return func(yield func(*Run, error) bool) {
+		dir := filepath.Join(stateDir, "runs")
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			yield(nil, fmt.Errorf("stream: the state directory's runs: %w", err))
+			return
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			if !e.IsDir() {
+				if !yield(nil, &Problem{File: path, Err: ErrNotARun}) {
+					return
+				}
+				continue
+			}
+			r, err := OpenRun(path)
+			if !yield(r, err) {
+				return
+			}
+		}
+	}
+}
+
+// IsRun reports whether dir is a run directory: a directory with one of
+// request.json, events.jsonl and summary.json.
+func IsRun(dir string) bool {
+	for _, f := range []string{EventsFile, SummaryFile, RequestFile} {
+		if info, err := os.Stat(filepath.Join(dir, f)); err == nil && info.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// IsStateDir reports whether dir is a state directory: it has a runs/
+// directory.
+func IsStateDir(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, "runs"))
+	return err == nil && info.IsDir()
+}
