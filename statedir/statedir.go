@@ -168,6 +168,9 @@ func OpenRun(dir string) (*Run, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		r.problem(SummaryFile, 0, ErrNoSummary)
 	case err != nil:
+		if cause := errors.Unwrap(err); cause != nil { // the problem names the file
+			err = cause
+		}
 		r.problem(SummaryFile, 0, err)
 	default:
 		r.Summary = &s
@@ -397,4 +400,22 @@ func IsRun(dir string) bool {
 func IsStateDir(dir string) bool {
 	info, err := os.Stat(filepath.Join(dir, "runs"))
 	return err == nil && info.IsDir()
+}
+
+// StatsSummary is the summary `uagent stats RUN_DIR` gives of a run: the
+// stats and answer recomputed from its events (rc, what stream.Summarize
+// or a Fold gives of its Lines), with summary.json's metadata (status,
+// runner exit code, identity, start and wall time, running included);
+// without a summary.json, the status as if the runner had exited 0, and
+// the event span as the wall time.
+func StatsSummary(r *Run, rc stream.Recomputed) stream.SummaryDTO {
+	sum := rc.Summary
+	if s := r.Summary; s != nil {
+		sum.Status, sum.RunnerExitCode, sum.StartedAt, sum.WallMS = s.Status, s.RunnerExitCode, s.StartedAt, s.WallMS
+		sum.RunID, sum.SessionID, sum.Provider, sum.Model, sum.Effort, sum.Workspace = s.RunID, s.SessionID, s.Provider, s.Model, s.Effort, s.Workspace
+		return sum
+	}
+	sum.Status = string(stream.Classify("", 0, sum.Stats.Stats()))
+	sum.RunnerExitCode, sum.WallMS = 0, sum.Stats.EventSpanMS
+	return sum
 }

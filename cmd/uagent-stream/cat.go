@@ -36,7 +36,12 @@ func cmdCat(e env, args []string) error {
 			return err
 		}
 		defer in.Close()
-		return r.renderAll(stream.NewDecoder(in))
+		err = r.renderAll(stream.NewDecoder(in))
+		in.Close()
+		if reportProblems(e, in) && err == nil {
+			err = exitError{1}
+		}
+		return err
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -10,6 +10,7 @@
 //	uagent-stream acp [--grace D] -- COMMAND ARGS…
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] FILE|DIR…
 //	uagent-stream otel [--content] FILE…
+//	uagent-stream convert [-o FILE] RUN_DIR
 //	uagent-stream schema [--strict] [TYPE]
 //	uagent-stream version
 //
@@ -18,10 +19,14 @@
 // only on a terminal, never when NO_COLOR is set, and every string from a
 // stream is sanitized before it reaches any output.
 //
+// Wherever a command reads a FILE, it also reads a run directory of
+// uagent's state directory, as the stream uagent would have written of it.
+//
 // One file per command (cat.go, validate.go, stats.go, timeline.go, run.go,
-// serve.go, acp.go, export.go, otel.go, schema.go, version.go), and one per
+// serve.go, acp.go, export.go, otel.go, convert.go, schema.go, version.go), and one per
 // concern they share: render.go (a run shown to people, for cat and run),
-// follow.go (a growing file, for cat -f and serve), outcome.go (a run's
+// follow.go (a growing file, for cat -f and serve), input.go (a FILE or a
+// run directory, for every command that reads one), outcome.go (a run's
 // outcome line and exit code, for run and serve), tracing.go (OTLP, for
 // otel, run --otel and serve --otel), pool.go (files on all cores, in
 // order), sanitize.go, linewriter.go, reap_*.go and term_*.go.
@@ -62,6 +67,7 @@ func init() {
 		{"acp", "[--grace D] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
 		{"export", "[-o DIR] [--content] [--allow-errors] FILE|DIR…", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
 		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
+		{"convert", "[-o FILE] RUN_DIR", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},
 		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, or of one event type", cmdSchema},
 		{"version", "", "print the version and the VCS revision", cmdVersion},
 	}
@@ -245,18 +251,6 @@ func (fs *flagSet) usageError(msg string) error {
 	fmt.Fprintf(fs.e.stderr, "uagent-stream: %s: %s\n", fs.cmd.name, sanitize(msg, false))
 	fs.help(fs.e.stderr)
 	return errUsage
-}
-
-// open opens a FILE argument; "-" is standard input.
-func open(e env, name string) (io.ReadCloser, error) {
-	if name == "-" {
-		return io.NopCloser(e.stdin), nil
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
 }
 
 // parseInput parses the flags of a command that reads one FILE or -, and

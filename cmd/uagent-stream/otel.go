@@ -38,6 +38,9 @@ func cmdOtel(e env, args []string) error {
 			failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
 		}
 		in.Close()
+		if reportProblems(e, in) {
+			failed = errors.Join(failed, fmt.Errorf("%s: parts of the run directory could not be read", name))
+		}
 	}
 	if err := t.shutdown(); err != nil {
 		failed = errors.Join(failed, err)

@@ -130,7 +130,7 @@ func (r *renderer) render(dto any) {
 			joinNonEmpty(" ", oneLine(d.Provider, 40), oneLine(d.Model, 40)), prefixed("effort ", oneLine(d.Effort, 20)),
 			oneLine(d.Workspace, 120), prefixed("session ", oneLine(d.SessionID, 80)), started), p.reset)
 	case stream.PreflightWarningDTO:
-		r.printf("%s%s! warning %s: %s%s\n", r.stamp(d.At), p.yellow, oneLine(d.Code, 40), text(d.Message), p.reset)
+		r.printf("%s%s! %s: %s%s\n", r.stamp(d.At), p.yellow, joinNonEmpty(" ", "warning", oneLine(d.Code, 40)), text(d.Message), p.reset)
 	case stream.UserMessageDTO:
 		r.printf("%s%suser:%s %s\n", r.stamp(d.At), p.cyan, p.reset, text(d.Text))
 	case stream.DeveloperMessageDTO:
@@ -277,7 +277,7 @@ func (r *renderer) summary(s stream.SummaryDTO) {
 			count = fmt.Sprintf(" (×%d)", n.Count)
 		}
 		if n.Type == stream.TypePreflightWarning {
-			r.printf("   %swarning %s: %s%s%s\n", p.yellow, oneLine(n.Code, 40), oneLine(n.Message, 160), count, p.reset)
+			r.printf("   %s%s: %s%s%s\n", p.yellow, joinNonEmpty(" ", "warning", oneLine(n.Code, 40)), oneLine(n.Message, 160), count, p.reset)
 		} else {
 			r.printf("   %srunner error: %s%s%s\n", p.red, oneLine(n.Message, 160), count, p.reset)
 		}

@@ -60,6 +60,13 @@ func cmdServe(e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var runDir io.ReadCloser // a run directory, read as it is now
+	if info, err := os.Stat(fl.Arg(0)); command == nil && err == nil && info.IsDir() {
+		if runDir, err = open(e, fl.Arg(0)); err != nil {
+			return err
+		}
+		defer runDir.Close()
+	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("serve: cannot listen on %s: %w", *addr, err)
@@ -82,7 +89,9 @@ func cmdServe(e env, args []string) error {
 		export.end(e, status)
 	default:
 		var in io.Reader = e.stdin
-		if fl.Arg(0) != "-" {
+		if runDir != nil {
+			in = runDir
+		} else if fl.Arg(0) != "-" {
 			fr := &follower{ctx: ctx, path: fl.Arg(0), done: rec.Finished, waiting: func() {
 				fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(fl.Arg(0), false))
 			}}

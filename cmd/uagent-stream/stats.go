@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/statedir"
 )
 
 func cmdStats(e env, args []string) error {
@@ -20,8 +21,9 @@ func cmdStats(e env, args []string) error {
 	// in argument order.
 	names := fs.Args()
 	type summarized struct {
-		r   stream.Recomputed
-		err error
+		r        stream.Recomputed
+		err      error
+		problems []error
 	}
 	code := 0
 	inOrder(len(names), each(func(i int) summarized {
@@ -31,8 +33,18 @@ func cmdStats(e env, args []string) error {
 		}
 		defer in.Close()
 		r, err := stream.Summarize(in)
-		return summarized{r, err}
+		in.Close()
+		if rs, ok := in.(*runStream); ok { // as uagent stats reads a run directory
+			r.Summary = statedir.StatsSummary(rs.run, r)
+		}
+		return summarized{r, err, problemsOf(in)}
 	}), func(i int, s summarized) {
+		for _, p := range s.problems {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
+			if serious(p) && !*allowErrors {
+				code = 1
+			}
+		}
 		if s.err != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(s.err.Error(), false))
 			code = 1

@@ -29,12 +29,18 @@ func cmdTimeline(e env, args []string) error {
 	if err != nil {
 		return err
 	}
+	in.Close()
+	serious := reportProblems(e, in)
 	svg := tl.svg()
 	if *out == "" {
 		_, err = e.stdout.Write(svg)
-		return err
+	} else {
+		err = os.WriteFile(*out, svg, 0o644)
 	}
-	return os.WriteFile(*out, svg, 0o644)
+	if err == nil && serious {
+		err = exitError{1}
+	}
+	return err
 }
 
 // Bar kinds, which are also the SVG classes of the bars.

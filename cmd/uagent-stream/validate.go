@@ -37,13 +37,18 @@ func cmdValidate(e env, args []string) error {
 		}
 		defer in.Close()
 		findings, err := stream.Validate(in, opts...)
-		return validated{findings: findings, err: err}
+		in.Close()
+		return validated{findings: findings, err: err, problems: problemsOf(in)}
 	}), func(i int, v validated) {
 		name := names[i]
 		if v.open != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(v.open.Error(), false))
 			failed = true
 			return
+		}
+		for _, p := range v.problems {
+			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
+			failed = failed || serious(p)
 		}
 		if v.err != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(v.err.Error(), false))
@@ -81,4 +86,5 @@ func cmdValidate(e env, args []string) error {
 type validated struct {
 	findings  []stream.Finding
 	err, open error
+	problems  []error // of a run directory
 }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/uagentkit/stream/statedir"
+)
+
+// cmdConvert writes a run directory of uagent's state directory as the v1
+// stream uagent would have written of it with --stream.
+func cmdConvert(e env, args []string) error {
+	fl := flags(e, "convert")
+	out := fl.String("o", "", "write the stream to this `file` instead of standard output")
+	if err := fl.parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 1 {
+		return fl.usageError("want one RUN_DIR")
+	}
+	dir := fl.Arg(0)
+	if !statedir.IsRun(dir) {
+		return fmt.Errorf("convert: %s is not a run directory (one with events.jsonl, summary.json or request.json)", dir)
+	}
+	r, err := statedir.OpenRun(dir)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = e.stdout
+	var f *os.File
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
+			return err
+		}
+		w = f
+	}
+	err = r.Write(w)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	code := 0
+	for _, p := range r.Problems() {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
+		if serious(p) {
+			code = 1
+		}
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+)
+
+// The hand-written state directory of the statedir package's tests.
+var stateDir = filepath.Join("..", "..", "statedir", "testdata", "state")
+
+func runDir(id string) string { return filepath.Join(stateDir, "runs", id) }
+
+// convert writes a run directory as the stream its test data expects;
+// what could not be read is said on stderr, sanitized, with its file and
+// line, and only a broken file makes it exit 1.
+func TestConvert(t *testing.T) {
+	for _, id := range []string{"20261101-090000-5f3c2a1e", "20261101-100000-5f3c2a1e"} {
+		code, out, stderr := runCmd(t, "", "convert", runDir(id))
+		want, err := os.ReadFile(filepath.Join(stateDir, "..", id+".stream.jsonl"))
+		require.NoError(t, err)
+		assert.Equal(t, string(want), out, id)
+		assert.Equal(t, 0, code, "cut off or being written is not a failure: %s", stderr)
+	}
+	_, _, stderr := runCmd(t, "", "convert", runDir("20261101-090000-5f3c2a1e"))
+	assert.Contains(t, stderr, "uagent-stream: stream: "+filepath.Join(runDir("20261101-090000-5f3c2a1e"), "events.jsonl")+": line 29: the last record is being written")
+	code, _, stderr := runCmd(t, "", "convert", runDir("20261101-120000-aaaa0000"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, filepath.Join(runDir("20261101-120000-aaaa0000"), "summary.json")+": truncated")
+	code, _, stderr = runCmd(t, "", "convert", filepath.Join(stateDir, "runs", "not-a-run"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "is not a run directory")
+	out := filepath.Join(t.TempDir(), "run.jsonl")
+	code, _, _ = runCmd(t, "", "convert", "-o", out, runDir("20261101-100000-5f3c2a1e"))
+	assert.Equal(t, 0, code)
+	_, cat, _ := runCmd(t, "", "cat", "--no-color", out)
+	_, catDir, _ := runCmd(t, "", "cat", "--no-color", runDir("20261101-100000-5f3c2a1e"))
+	assert.Equal(t, cat, catDir, "cat reads a run directory as its stream")
+}
+
+// stats of a run directory is uagent stats': summary.json's metadata, the
+// stats and answer recomputed from the records; without summary.json, the
+// status as if the runner exited 0 and the event span as the wall time.
+func TestStatsOfARunDirectory(t *testing.T) {
+	code, out, stderr := runCmd(t, "", "stats", runDir("20261101-100000-5f3c2a1e"))
+	require.Equal(t, 0, code, stderr)
+	want, err := stream.ReadSummaryFile(filepath.Join(runDir("20261101-100000-5f3c2a1e"), "summary.json"))
+	require.NoError(t, err)
+	var got stream.SummaryDTO
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, want, got, "the events give what the summary says")
+	code, _, _ = runCmd(t, "", "stats", "--check", runDir("20261101-100000-5f3c2a1e"))
+	assert.Equal(t, 0, code)
+
+	code, out, stderr = runCmd(t, "", "stats", runDir("20261101-090000-5f3c2a1e"))
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "error", got.Status, "runner errors: error, as if exit 0")
+	assert.Equal(t, 0, got.RunnerExitCode)
+	assert.Equal(t, got.Stats.EventSpanMS, got.WallMS, "the event span as the wall time")
+	assert.Equal(t, int64(9200), got.Stats.EventSpanMS, "from the first observed event (09:00:00.100) to the last (09:00:09.300)")
+	assert.Equal(t, 3, got.Stats.Turns)
+	assert.Equal(t, "The count is 3.", got.Answer)
+
+	code, out, _ = runCmd(t, "", "stats", runDir("20261101-110000-5f3c2a1e"))
+	require.Equal(t, 0, code)
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "running", got.Status, "a running summary's status")
+}
+
+// validate checks a run directory's stream, its summary against its events.
+func TestValidateARunDirectory(t *testing.T) {
+	code, out, stderr := runCmd(t, "", "validate", runDir("20261101-100000-5f3c2a1e"))
+	assert.Equal(t, 0, code, out+stderr)
+	code, out, _ = runCmd(t, "", "validate", runDir("20261101-140000-cccc0000"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "stats.turns is 2, recomputed 0 (stats)", "a summary without its events")
+	code, svg, stderr := runCmd(t, "", "timeline", runDir("20261101-100000-5f3c2a1e"))
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, svg, "20261101-100000-5f3c2a1e · openai-codex gpt-6-sol", "timeline reads a run directory")
+}
