@@ -411,11 +411,20 @@ func IsStateDir(dir string) bool {
 func StatsSummary(r *Run, rc stream.Recomputed) stream.SummaryDTO {
 	sum := rc.Summary
 	if s := r.Summary; s != nil {
-		sum.Status, sum.RunnerExitCode, sum.StartedAt, sum.WallMS = s.Status, s.RunnerExitCode, s.StartedAt, s.WallMS
 		sum.RunID, sum.SessionID, sum.Provider, sum.Model, sum.Effort, sum.Workspace = s.RunID, s.SessionID, s.Provider, s.Model, s.Effort, s.Workspace
-		return sum
+		sum.StartedAt = s.StartedAt
 	}
-	sum.Status = string(stream.Classify("", 0, sum.Stats.Stats()))
-	sum.RunnerExitCode, sum.WallMS = 0, sum.Stats.EventSpanMS
+	status, code, wall := r.Outcome(sum.Stats.Stats())
+	sum.Status, sum.RunnerExitCode, sum.WallMS = string(status), code, wall.Milliseconds()
 	return sum
+}
+
+// Outcome is the status, runner exit code and wall time uagent stats gives
+// a run whose stats are stats: summary.json's (running included); without
+// one, the status as if the runner had exited 0, and the event span.
+func (r *Run) Outcome(stats stream.Stats) (stream.Status, int, time.Duration) {
+	if s := r.Summary; s != nil {
+		return stream.Status(s.Status), s.RunnerExitCode, time.Duration(s.WallMS) * time.Millisecond
+	}
+	return stream.Classify("", 0, stats), 0, stats.EventSpan
 }

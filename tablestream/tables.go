@@ -20,9 +20,11 @@
 package tablestream
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -71,6 +73,89 @@ type RunRow struct {
 	Lines          int64  `json:"lines" parquet:"lines"`
 	LineErrors     int64  `json:"line_errors" parquet:"line_errors"`
 	SummaryDiffers bool   `json:"summary_differs" parquet:"summary_differs"`
+	// SessionSeq is the run's place in its session (1 for its first run,
+	// by start), 0 for a run without a session. Rows sets it to 0: it
+	// depends on the session's other runs (see Sessions).
+	SessionSeq int64 `json:"session_seq" parquet:"session_seq"`
+}
+
+// SessionRow is one session: the runs that share a session_id, in the
+// order they started.
+type SessionRow struct {
+	SessionID string `json:"session_id" parquet:"session_id"`
+	// Runs counts the session's runs.
+	Runs int64 `json:"runs" parquet:"runs"`
+	// StartedAt is the first run's start; EndedAt the last run's end (its
+	// start plus its wall time).
+	StartedAt *time.Time `json:"started_at" parquet:"started_at,optional,timestamp(microsecond:utc)"`
+	EndedAt   *time.Time `json:"ended_at" parquet:"ended_at,optional,timestamp(microsecond:utc)"`
+	// Workspace is the first run's; Model and Status the last run's.
+	Workspace string `json:"workspace" parquet:"workspace,dict"`
+	Model     string `json:"model" parquet:"model,dict"`
+	Status    string `json:"status" parquet:"status,dict"`
+	// The runs' tokens, tool calls and failed tool calls, summed.
+	Tokens
+	ToolCalls       int64 `json:"tool_calls" parquet:"tool_calls"`
+	FailedToolCalls int64 `json:"failed_tool_calls" parquet:"failed_tool_calls"`
+}
+
+// Sessions groups runs into sessions: those with the same session_id, in
+// the order of their start (then of their run_id), each a SessionRow; it
+// sets each run's SessionSeq. Runs without a session_id are in none, their
+// SessionSeq 0. The sessions are in the order of their first run.
+func Sessions(runs []*RunRow) []SessionRow {
+	by := map[string][]*RunRow{}
+	var order []string
+	for _, r := range runs {
+		if r.SessionID == "" {
+			r.SessionSeq = 0
+			continue
+		}
+		if by[r.SessionID] == nil {
+			order = append(order, r.SessionID)
+		}
+		by[r.SessionID] = append(by[r.SessionID], r)
+	}
+	var out []SessionRow
+	for _, id := range order {
+		rs := by[id]
+		slices.SortStableFunc(rs, func(a, b *RunRow) int {
+			return cmp.Or(compareTime(a.StartedAt, b.StartedAt), cmp.Compare(a.RunID, b.RunID))
+		})
+		first, last := rs[0], rs[len(rs)-1]
+		s := SessionRow{SessionID: id, Runs: int64(len(rs)), StartedAt: first.StartedAt, Workspace: first.Workspace,
+			Model: last.Model, Status: last.Status}
+		if last.StartedAt != nil {
+			end := last.StartedAt.Add(time.Duration(last.WallMS) * time.Millisecond)
+			s.EndedAt = &end
+		}
+		for i, r := range rs {
+			r.SessionSeq = int64(i + 1)
+			s.TokensInput += r.TokensInput
+			s.TokensCachedInput += r.TokensCachedInput
+			s.TokensCacheWriteInput += r.TokensCacheWriteInput
+			s.TokensOutput += r.TokensOutput
+			s.TokensReasoning += r.TokensReasoning
+			s.ToolCalls += r.ToolCalls
+			s.FailedToolCalls += r.FailedToolCalls
+		}
+		out = append(out, s)
+	}
+	slices.SortStableFunc(out, func(a, b SessionRow) int { return compareTime(a.StartedAt, b.StartedAt) })
+	return out
+}
+
+// compareTime orders times, a null one first.
+func compareTime(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return a.Compare(*b)
 }
 
 // Tokens are a run's or a turn's token columns. Input includes the cached

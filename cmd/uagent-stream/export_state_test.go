@@ -1,0 +1,244 @@
+//go:build unix
+
+package main
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/runs"
+	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/tablestream"
+)
+
+// copyDir copies a directory tree.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
+}
+
+func runIDs(rows []tablestream.RunRow) []string {
+	var ids []string
+	for _, r := range rows {
+		ids = append(ids, r.RunID)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// A state directory exports each of its runs once, grouped into sessions
+// (the sessions table, and each run's place in its session), whatever
+// cannot be read of it said; a second export into the same directory adds
+// nothing, and readers see every run once.
+func TestExportStateDirectory(t *testing.T) {
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "--allow-errors", "-o", out, stateDir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "not-a-run: not a run directory")
+	assert.Contains(t, stderr, "stray.txt: not a run directory")
+	assert.Contains(t, stderr, "exported 6 runs")
+	want := []string{"20261101-090000-5f3c2a1e", "20261101-100000-5f3c2a1e", "20261101-110000-5f3c2a1e",
+		"20261101-120000-aaaa0000", "20261101-130000-bbbb0000", "20261101-140000-cccc0000"}
+	rows := readTable[tablestream.RunRow](t, out, "runs")
+	assert.Equal(t, want, runIDs(rows))
+	seq := map[string]int64{}
+	for _, r := range rows {
+		seq[r.RunID] = r.SessionSeq
+	}
+	assert.Equal(t, map[string]int64{"20261101-090000-5f3c2a1e": 1, "20261101-100000-5f3c2a1e": 2, "20261101-110000-5f3c2a1e": 3,
+		"20261101-120000-aaaa0000": 0, "20261101-130000-bbbb0000": 1, "20261101-140000-cccc0000": 1}, seq)
+	sessions := readTable[tablestream.SessionRow](t, out, "sessions")
+	require.Len(t, sessions, 3)
+	s := sessions[0]
+	assert.Equal(t, "5f3c2a1e-1111-4222-8333-944455556666", s.SessionID)
+	assert.Equal(t, int64(3), s.Runs)
+	assert.Equal(t, time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), s.StartedAt.UTC(), "the first run's start")
+	assert.Equal(t, "running", s.Status, "the last run's")
+	assert.Equal(t, int64(900+1200+1500+300), s.TokensInput, "the runs' tokens summed")
+
+	code, _, stderr = runCmd(t, "", "export", "--allow-errors", "-o", out, stateDir)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "exported 0 runs to "+out+" (6 it held already)")
+	assert.Equal(t, want, runIDs(readTable[tablestream.RunRow](t, out, "runs")), "every run once, after the second export")
+	assert.Len(t, readTable[tablestream.SessionRow](t, out, "sessions"), 3)
+}
+
+// A run exported while it runs is replaced once it has finished: its rows
+// in every table are the finished run's, once.
+func TestExportReplacesARunOnceFinished(t *testing.T) {
+	state := t.TempDir()
+	run := filepath.Join(state, "runs", "20261101-100000-5f3c2a1e")
+	copyDir(t, runDir("20261101-100000-5f3c2a1e"), run)
+	events, err := os.ReadFile(filepath.Join(run, statedir.EventsFile))
+	require.NoError(t, err)
+	summary, err := os.ReadFile(filepath.Join(run, statedir.SummaryFile))
+	require.NoError(t, err)
+	// Halfway: the first four records, and a summary that says running.
+	half := strings.SplitAfterN(string(events), "\n", 5)
+	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.EventsFile), []byte(strings.Join(half[:4], "")), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.SummaryFile), []byte(strings.Replace(string(summary), `"status": "ok"`, `"status": "running"`, 1)), 0o644))
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "-o", out, state)
+	require.Equal(t, 1, code, "cut off so far: said: %s", stderr)
+	assert.Contains(t, stderr, "still running")
+	rows := readTable[tablestream.RunRow](t, out, "runs")
+	require.Len(t, rows, 1)
+	assert.True(t, rows[0].CutOff)
+	assert.Len(t, readTable[tablestream.TurnRow](t, out, "turns"), 1, "the open turn")
+
+	code, _, stderr = runCmd(t, "", "export", "-o", out, state)
+	require.Equal(t, 0, code, "nothing exported, nothing to say: %s", stderr)
+	assert.Contains(t, stderr, "exported 0 runs to "+out+" (1 it held already)", "unchanged: held, not exported again")
+
+	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.EventsFile), events, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.SummaryFile), summary, 0o644))
+	code, _, stderr = runCmd(t, "", "export", "-o", out, state)
+	require.Equal(t, 0, code, stderr)
+	rows = readTable[tablestream.RunRow](t, out, "runs")
+	require.Len(t, rows, 1, "the run once")
+	assert.False(t, rows[0].CutOff)
+	assert.Equal(t, "ok", rows[0].Status)
+	assert.Len(t, readTable[tablestream.TurnRow](t, out, "turns"), 2, "the finished run's turns, once")
+	assert.Len(t, readTable[tablestream.ToolCallRow](t, out, "tool_calls"), 1)
+	live, _ := filepath.Glob(filepath.Join(out, "live-*"))
+	assert.Empty(t, live, "the unfinished run's batch is gone")
+}
+
+// manyTurns writes a run of n turns to a file.
+func manyTurns(t *testing.T, dir string, i, n int) string {
+	evs := []stream.Event{stream.RunStarted{At: runs.T0, RunID: "big-" + itoa(i)}}
+	at := runs.T0
+	for k := range n {
+		evs = append(evs, stream.TurnStarted{At: at, Turn: k + 1}, stream.ModelResponded{At: at.Add(time.Millisecond), Turn: k + 1})
+		at = at.Add(2 * time.Millisecond)
+	}
+	evs = append(evs, stream.RunFinished{At: at, Result: stream.Result{Status: stream.StatusOK}})
+	p := filepath.Join(dir, "big-"+itoa(i)+".jsonl")
+	require.NoError(t, os.WriteFile(p, runs.Write(evs), 0o644))
+	return p
+}
+
+// An export killed as soon as its first part is written (kill -9), or
+// interrupted (SIGINT), leaves readers nothing of it: no part where they
+// look, and the interrupted one no file of its own at all; it says so and
+// exits 130. The next export finds the killed one's leavings and removes
+// them.
+func TestExportInterruptedPublishesNothing(t *testing.T) {
+	in := t.TempDir()
+	for i := range 12 {
+		manyTurns(t, in, i, 20000)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := t.TempDir()
+			cmd := exec.Command(self(t), "export", "-o", out, in)
+			var stderr syncBuffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			require.Eventually(t, func() bool {
+				parts, _ := filepath.Glob(filepath.Join(out, ".staging", "*", "*", "*", "*.parquet"))
+				return len(parts) > 0
+			}, 30*time.Second, time.Millisecond, "a part is being written")
+			require.NoError(t, cmd.Process.Signal(sig))
+			code := waitExit(t, cmd)
+			for _, table := range append(tables, "sessions") {
+				parts, _ := filepath.Glob(filepath.Join(out, "*", table, "*.parquet"))
+				assert.Empty(t, parts, "%s: nothing where readers look", table)
+			}
+			if sig == syscall.SIGINT {
+				assert.Equal(t, 130, code)
+				assert.Contains(t, stderr.String(), "export interrupted: nothing of it was published")
+				left, _ := filepath.Glob(filepath.Join(out, ".*", "*"))
+				assert.Empty(t, left, "no leavings")
+				return
+			}
+			code, _, errs := runCmd(t, "", "export", "-o", out, in)
+			require.Equal(t, 0, code, errs)
+			left, _ := filepath.Glob(filepath.Join(out, ".staging", "*"))
+			assert.Empty(t, left, "the killed export's staging is removed")
+			assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 12)
+			assert.Len(t, readTable[tablestream.TurnRow](t, out, "turns"), 12*20000)
+		})
+	}
+}
+
+// A write that fails (here a file size limit, as a full disk would) ends
+// the export, names the input whose rows it was writing, and publishes
+// nothing.
+func TestExportFailedWriteNamesItsInput(t *testing.T) {
+	in := t.TempDir()
+	big := manyTurns(t, in, 0, 20000)
+	out := t.TempDir()
+	cmd := exec.Command("sh", "-c", `ulimit -f 64 && exec "$0" export -o "$1" "$2"`, self(t), out, big)
+	b, _ := cmd.CombinedOutput()
+	assert.NotEqual(t, 0, cmd.ProcessState.ExitCode(), "%s", b)
+	assert.Contains(t, string(b), "of "+big+":", "the input named")
+	assert.Contains(t, string(b), "nothing of this export was published")
+	parts, _ := filepath.Glob(filepath.Join(out, "*", "*", "*.parquet"))
+	assert.Empty(t, parts)
+	left, _ := filepath.Glob(filepath.Join(out, ".staging", "*"))
+	assert.Empty(t, left)
+}
+
+// A directory that cannot be read, a missing FILE and a FIFO among the
+// inputs are said and left out; the rest is exported (exit 1, or 0 with
+// --allow-errors), and nothing hangs on the FIFO.
+func TestExportLeavesOutWhatItCannotRead(t *testing.T) {
+	in := t.TempDir()
+	good := manyTurns(t, in, 1, 2)
+	require.NoError(t, os.MkdirAll(filepath.Join(in, "locked"), 0o755))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(in, "pipe.jsonl"), 0o644))
+	walk := func(root string, fn fs.WalkDirFunc) error { // a directory whose listing fails, whoever runs the test
+		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if d != nil && d.IsDir() && d.Name() == "locked" {
+				return fn(p, d, fs.ErrPermission)
+			}
+			return fn(p, d, err)
+		})
+	}
+	var said []string
+	srcs := sourcesWalking([]string{in, filepath.Join(in, "missing.jsonl")}, func(err error) { said = append(said, err.Error()) }, walk)
+	require.Len(t, srcs, 1)
+	assert.Equal(t, good, srcs[0].path)
+	require.Len(t, said, 3, "%q", said)
+	assert.Contains(t, strings.Join(said, "\n"), "pipe.jsonl: not a regular file")
+	assert.Contains(t, strings.Join(said, "\n"), "missing.jsonl")
+
+	out := t.TempDir()
+	done := make(chan struct{})
+	var code int
+	var stderr string
+	go func() {
+		defer close(done)
+		code, _, stderr = runCmd(t, "", "export", "-o", out, in, filepath.Join(in, "missing.jsonl"))
+	}()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("export hangs on the FIFO")
+	}
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "pipe.jsonl: not a regular file (left out)")
+	assert.Contains(t, stderr, "missing.jsonl")
+	assert.Contains(t, stderr, "exported 1 runs")
+	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 1)
+}
