@@ -4,10 +4,13 @@
 // calls, cut-off runs, tokens and model time by model and day. The queries
 // with no stats to compare with must run and answer.
 //
+// A FILE may be a run directory of uagent's state directory: its stream is
+// what `uagent-stream convert` writes of it.
+//
 //   UAGENT_STREAM=path/to/uagent-stream node check.mjs EXPORT_DIR README.md FILE…
 import { DuckDBInstance } from "@duckdb/node-api";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 
 const [exportDir, readmePath, ...files] = process.argv.slice(2);
@@ -37,7 +40,15 @@ for (const f of files) {
     out = e.stdout; // an empty stream: no summary
   }
   const summary = out.trim() ? JSON.parse(out) : null;
-  const finished = readFileSync(f, "utf8").split("\n").some((l) => {
+  let text;
+  try {
+    text = statSync(f).isDirectory()
+      ? execFileSync(bin, ["convert", f], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })
+      : readFileSync(f, "utf8");
+  } catch (e) {
+    text = e.stdout; // a run directory with problems: what could be read of it
+  }
+  const finished = text.split("\n").some((l) => {
     try { return JSON.parse(l).type === "run_finished"; } catch { return false; }
   });
   const id = summary ? summary.run_id : "";
@@ -123,6 +134,30 @@ for (const r of days) {
     `${JSON.stringify(r)} vs stats ${JSON.stringify(a)}`);
 }
 check("by-day: every run counted", dayRuns === want.size, `${dayRuns} of ${want.size}`);
+
+// sessions: the runs that share a session_id, their tokens summed
+const sessions = await run("sessions");
+const bySession = new Map();
+for (const { summary } of want.values()) {
+  if (!summary || !summary.session_id) continue;
+  const a = bySession.get(summary.session_id) || { runs: 0, in: 0, out: 0, calls: 0 };
+  a.runs++; a.in += summary.stats.tokens.input; a.out += summary.stats.tokens.output; a.calls += summary.stats.tool_calls;
+  bySession.set(summary.session_id, a);
+}
+check("sessions: one row per session", sessions.length === bySession.size, `${sessions.length} rows, ${bySession.size} sessions`);
+for (const r of sessions) {
+  const a = bySession.get(r.session_id);
+  if (!a) { check(`session ${r.session_id} known`, false, "a session stats does not have"); continue; }
+  const got = [r.runs, r.tokens_input, r.tokens_output, r.tool_calls].map(num);
+  check(`session ${r.session_id}`, JSON.stringify(got) === JSON.stringify([a.runs, a.in, a.out, a.calls]), `${got} vs stats ${JSON.stringify(a)}`);
+}
+const seq = await run("conversation");
+const seen = new Map();
+for (const r of seq) {
+  const n = (seen.get(r.session_id) || 0) + 1;
+  seen.set(r.session_id, n);
+  check(`session_seq of ${r.run_id}`, num(r.session_seq) === n, `${r.session_seq}, its place is ${n}`);
+}
 
 // the questions stats does not answer: they run, as written, and answer
 for (const name of ["failing-tools", "durations", "slow-turns"]) {
