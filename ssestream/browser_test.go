@@ -125,7 +125,7 @@ func TestPageWithTokenFollowsAcrossAReconnect(t *testing.T) {
 
 // The page's bars, read from the DOM, are the fold's intervals, on the
 // bundled and conformance streams and the edge cases.
-func TestPageBarsAreTheFolds(t *testing.T) {
+func TestPageBarsAreTheReferences(t *testing.T) {
 	ctx := testenv.Browser(t)
 	cases, err := runs.Cases("..", 0)
 	require.NoError(t, err)
@@ -133,14 +133,14 @@ func TestPageBarsAreTheFolds(t *testing.T) {
 	for name, b := range cases {
 		srv := httptest.NewServer(NewHandler(recorded(t, b)))
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
-		want, _ := json.Marshal(foldBars(t, b))
+		want, _ := json.Marshal(referenceBars(t, b))
 		wctx, stop := context.WithTimeout(ctx, 10*time.Second)
 		_, err := chromedp.Run(wctx, chromedp.Poll[bool](pageBars+` === `+strconv.Quote(string(want)), chromedp.WithPollingTimeout(10*time.Second)))
 		stop()
 		if err != nil {
 			var got []string
 			require.NoError(t, json.Unmarshal([]byte(browserJS[string](t, ctx, pageBars)), &got))
-			t.Errorf("%s: the page's bars (-fold +page):\n%s", name, cmp.Diff(foldBars(t, b), got))
+			t.Errorf("%s: the page's bars (-fold +page):\n%s", name, cmp.Diff(referenceBars(t, b), got))
 		}
 		srv.Close()
 	}

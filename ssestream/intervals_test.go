@@ -16,10 +16,10 @@ import (
 	"github.com/uagentkit/stream/internal/runs"
 )
 
-// foldBars are the intervals of a stream's run by the independent
+// referenceBars are the intervals of a stream's run by the independent
 // reference (runs.Expected), as /intervals and the page's bars carry them:
 // kind, start and end in milliseconds since the first line with a time.
-func foldBars(t testing.TB, b []byte) []string {
+func referenceBars(t testing.TB, b []byte) []string {
 	var origin time.Time
 	for _, l := range lines(b) {
 		if len(l) == 0 {
@@ -69,7 +69,7 @@ func TestIntervalsAreTheReferences(t *testing.T) {
 		rec := recorded(t, b)
 		body, err := rec.intervalsJSON()
 		require.NoError(t, err)
-		want, got := foldBars(t, b), intervalBars(t, body)
+		want, got := referenceBars(t, b), intervalBars(t, body)
 		if !slices.Equal(want, got) {
 			t.Fatalf("%s: /intervals (-reference +served):\n%s", name, cmp.Diff(want, got))
 		}
@@ -106,5 +106,5 @@ func TestIntervalsOverHTTP(t *testing.T) {
 	assert.Equal(t, []bool{false, false, true}, []bool{iv.Tools[0].Open, iv.Tools[1].Open, iv.Tools[2].Open})
 	assert.Equal(t, float64(40), iv.End, "the cut-off run ends at its last line")
 	assert.Equal(t, []notice{{Line: 2, Count: 2}, {Line: 3, Count: 1}}, iv.Notices, "coalesced by the fold's rule")
-	assert.Equal(t, foldBars(t, b), intervalBars(t, body))
+	assert.Equal(t, referenceBars(t, b), intervalBars(t, body))
 }

@@ -282,13 +282,13 @@ func TestServePageInABrowser(t *testing.T) {
 	assert.Contains(t, text("#transcript li.finished"), "finished: ok", "one exit code: the badge's")
 	// The page's bars are the server's fold: the intervals the stats use.
 	pageBars := `JSON.stringify([...document.querySelectorAll("#timeline rect.bar")].map((r) => r.dataset.kind + " " + r.dataset.start + " " + r.dataset.end))`
-	want, _ := json.Marshal(foldBars(t, all))
+	want, _ := json.Marshal(referenceBars(t, all))
 	wctx, stop := context.WithTimeout(ctx, 10*time.Second)
 	_, err = chromedp.Run(wctx, chromedp.Poll[bool](pageBars+` === `+strconv.Quote(string(want)), chromedp.WithPollingTimeout(10*time.Second)))
 	stop()
 	var got []string
 	require.NoError(t, json.Unmarshal([]byte(js(pageBars)), &got))
-	assert.Equal(t, foldBars(t, all), got, "the page draws the fold's intervals (%v)", err)
+	assert.Equal(t, referenceBars(t, all), got, "the page draws the fold's intervals (%v)", err)
 	assert.Equal(t, "0", count("img, script:not([src])"), "no element is created from the stream's markup")
 	assert.Equal(t, "undefined", js(`typeof window.pwned`), "no script from the stream ran")
 
@@ -312,10 +312,10 @@ func TestServePageInABrowser(t *testing.T) {
 	}
 }
 
-// foldBars are the intervals of a stream's run, by the independent
+// referenceBars are the intervals of a stream's run, by the independent
 // reference, as the page's bars carry them: kind, start and end in
 // milliseconds since the first line.
-func foldBars(t *testing.T, b []byte) []string {
+func referenceBars(t *testing.T, b []byte) []string {
 	var origin time.Time
 	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
 		require.NoError(t, err)
