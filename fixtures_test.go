@@ -144,7 +144,6 @@ func write(t testing.TB, evs []Event) []byte {
 	return buf.Bytes()
 }
 
-
 // cmpDiff is cmp.Diff that looks into the DTOs' embedded header.
 func cmpDiff(want, got any) string {
 	return cmp.Diff(want, got, cmp.Exporter(func(reflect.Type) bool { return true }), cmpopts.IgnoreFields(RunFinishedDTO{}, "absent"))

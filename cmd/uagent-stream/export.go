@@ -116,7 +116,9 @@ type source struct {
 // (a missing input, a directory that cannot be listed, a file that is not
 // a regular one, a run directory that cannot be opened) is said and left
 // out; the rest is exported.
-func sources(inputs []string, problem func(error)) []source { return sourcesWalking(inputs, problem, filepath.WalkDir) }
+func sources(inputs []string, problem func(error)) []source {
+	return sourcesWalking(inputs, problem, filepath.WalkDir)
+}
 
 // sourcesWalking is sources, walking directories with walk (another
 // walker only in tests).
