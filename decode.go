@@ -365,7 +365,7 @@ func (d *Decoder) decodeMembers() (any, error) {
 	if p.peek() != '{' {
 		return nil, d.lineErr(p.syntax("'{'"))
 	}
-	fault := p.members(d.member)
+	fault := p.members(false, d.member)
 	if err := keepFault(&ls.fault, fault); err != nil {
 		return nil, d.lineErr(err)
 	}

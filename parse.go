@@ -102,11 +102,12 @@ func (p *parser) more(closer byte) (bool, *parseError) {
 
 // members reads the members of the object at p.pos (its '{'): for each,
 // once its colon is read, member gets its key (as stringBytes returns it,
-// valid until the value is read) and where the key's string began and
-// ended, and reads the value. The first field fault member returns (a
+// valid until the value is read; nil with skipKeys, for an object whose
+// keys nobody reads) and where the key's string began and ended, and
+// reads the value. The first field fault member returns (a
 // wrong type, a bad time: see keepFault) is kept and the object read on
 // to its end; it is returned then. Any other error ends the object.
-func (p *parser) members(member func(key []byte, keyStart, keyEnd int) *parseError) *parseError {
+func (p *parser) members(skipKeys bool, member func(key []byte, keyStart, keyEnd int) *parseError) *parseError {
 	p.pos++ // '{'
 	if p.peek() == '}' {
 		p.pos++
@@ -118,7 +119,13 @@ func (p *parser) members(member func(key []byte, keyStart, keyEnd int) *parseErr
 			return p.syntax("a string key")
 		}
 		keyStart := p.pos
-		key, err := p.stringBytes()
+		var key []byte
+		var err *parseError
+		if skipKeys {
+			err = p.skipString()
+		} else {
+			key, err = p.stringBytes()
+		}
 		if err != nil {
 			return err
 		}
@@ -233,6 +240,16 @@ func parseInt(span []byte, bits int) (int64, bool) {
 // 1): an object or array deeper than maxDepth is an error, as in
 // encoding/json.
 func (p *parser) skip(depth int) *parseError {
+	if p.skipValid(depth) {
+		return nil
+	}
+	return p.skipChecked(depth)
+}
+
+// skipChecked is skip, value by value, saying what is wrong and where:
+// what skip does when skipValid did not skip. It does not try skipValid
+// again below, so that a bad value is read twice at most, however deep.
+func (p *parser) skipChecked(depth int) *parseError {
 	if c := p.peek(); (c == '{' || c == '[') && depth+1 > maxDepth {
 		return p.fail(ErrSyntax, "nesting deeper than %d", maxDepth)
 	}
@@ -241,7 +258,7 @@ func (p *parser) skip(depth int) *parseError {
 		err := p.skipString()
 		return err
 	case '{':
-		return p.members(func([]byte, int, int) *parseError { return p.skip(depth + 1) })
+		return p.members(true, func([]byte, int, int) *parseError { return p.skipChecked(depth + 1) })
 	case '[':
 		p.pos++
 		if p.peek() == ']' {
@@ -249,7 +266,7 @@ func (p *parser) skip(depth int) *parseError {
 			return nil
 		}
 		for {
-			if err := p.skip(depth + 1); err != nil {
+			if err := p.skipChecked(depth + 1); err != nil {
 				return err
 			}
 			if more, err := p.more(']'); err != nil {
@@ -417,7 +434,7 @@ func (p *parser) object(c *structCodec, v unsafe.Pointer, depth int) *parseError
 	if depth > maxDepth {
 		return p.fail(ErrSyntax, "nesting deeper than %d", maxDepth)
 	}
-	return p.members(func(key []byte, _, _ int) *parseError {
+	return p.members(false, func(key []byte, _, _ int) *parseError {
 		i, known := c.find(key)
 		if !known {
 			return p.skip(depth)
@@ -449,7 +466,7 @@ func (p *parser) mapInt(mp *map[string]int, depth int) *parseError {
 		m = map[string]int{}
 		*mp = m
 	}
-	return p.members(func(key []byte, _, _ int) *parseError {
+	return p.members(false, func(key []byte, _, _ int) *parseError {
 		k := string(key)
 		var n int
 		if err := p.value(&field{name: k, kind: kindInt, bits: strconv.IntSize}, unsafe.Pointer(&n), depth); err != nil {

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -90,4 +91,32 @@ func BenchmarkValidUTF8(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzSkip holds the one-loop skip to the checked one: whatever skipValid
+// skips, skipChecked skips too, to the same byte; and skipValid skips
+// every valid JSON value it is given that is not too deep, as
+// encoding/json's json.Valid says.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e-3,{"b":"c\n\u00e9"}],"d":null}`, `[]`, `{}`, `"x"`, `-0.0E+1`, `01`, `[1,]`, `{"a" : 1 , "b":[ true ,false ]}`,
+		`"\ud800\u0041"`, `"\ud800\uZZZZ"`, "\"a\x01\"", `{"a":1}}`, `[[[[[]]]]]`, `1.`, `tru`, `{"a":{"b":{"c":[{},[]]}}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fast := &parser{data: []byte(s)}
+		ok := fast.skipValid(1)
+		slow := &parser{data: []byte(s)}
+		err := slow.skipChecked(1)
+		if ok {
+			require.Nil(t, err, "skipValid skipped what skipChecked refuses")
+			require.Equal(t, slow.pos, fast.pos, "where the value ends")
+		} else {
+			require.Zero(t, fast.pos, "skipValid leaves p.pos when it does not skip")
+		}
+		trimmed := strings.TrimRight(s, " \t\r\n")
+		if json.Valid([]byte(trimmed)) && strings.Count(s, "[")+strings.Count(s, "{") < skipLevels {
+			require.True(t, ok, "a valid value is skipped")
+			require.Equal(t, len(trimmed), fast.pos)
+		}
+	})
 }

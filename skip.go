@@ -1,0 +1,223 @@
+package stream
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// skipValid skips the value at p.pos, and reports true, when it is valid
+// JSON nested at most skipLevels deep: in one loop over the bytes, with
+// no call per member, which is what skipping a runner record's usage
+// attribution or an operation's state costs. Otherwise it leaves p.pos
+// as it was and reports false, and skipChecked reads the value again to
+// say what is wrong. It accepts exactly what skipChecked accepts (depth
+// as there) and ends where it ends.
+func (p *parser) skipValid(depth int) bool {
+	data := p.data
+	i := p.pos
+	var open [skipLevels / 64]uint64 // a bit per open container: 1 an object
+	n := 0
+	obj := func() bool { return open[(n-1)>>6]>>((n-1)&63)&1 == 1 }
+value:
+	for {
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return false
+		}
+		switch c := data[i]; c {
+		case '"':
+			var ok bool
+			if i, ok = skipStringValid(data, i); !ok {
+				return false
+			}
+		case '{', '[':
+			if n == skipLevels || depth+n+1 > maxDepth {
+				return false
+			}
+			closer := byte(']')
+			if c == '{' {
+				closer = '}'
+			}
+			if i = skipSpace(data, i+1); i < len(data) && data[i] == closer {
+				i++
+				break
+			}
+			if c == '{' {
+				open[n>>6] |= 1 << (n & 63)
+			} else {
+				open[n>>6] &^= 1 << (n & 63)
+			}
+			n++
+			if c == '{' {
+				var ok bool
+				if i, ok = skipKey(data, i); !ok {
+					return false
+				}
+			}
+			continue value
+		case 't':
+			if len(data)-i < 4 || string(data[i:i+4]) != "true" {
+				return false
+			}
+			i += 4
+		case 'f':
+			if len(data)-i < 5 || string(data[i:i+5]) != "false" {
+				return false
+			}
+			i += 5
+		case 'n':
+			if len(data)-i < 4 || string(data[i:i+4]) != "null" {
+				return false
+			}
+			i += 4
+		default:
+			var ok bool
+			if i, ok = skipNumber(data, i); !ok {
+				return false
+			}
+		}
+		// after a value: the end, a comma or a closer
+		for {
+			if n == 0 {
+				p.pos = i
+				return true
+			}
+			if i = skipSpace(data, i); i >= len(data) {
+				return false
+			}
+			switch data[i] {
+			case ',':
+				if obj() {
+					var ok bool
+					if i, ok = skipKey(data, i+1); !ok {
+						return false
+					}
+				} else {
+					i++
+				}
+				continue value
+			case '}':
+				if !obj() {
+					return false
+				}
+			case ']':
+				if obj() {
+					return false
+				}
+			default:
+				return false
+			}
+			i++
+			n--
+		}
+	}
+}
+
+// skipLevels is how deep skipValid follows objects and arrays; deeper
+// values are skipChecked's.
+const skipLevels = 256
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipKey skips a key and its colon, and the space after it.
+func skipKey(data []byte, i int) (int, bool) {
+	if i = skipSpace(data, i); i >= len(data) || data[i] != '"' {
+		return i, false
+	}
+	i, ok := skipStringValid(data, i)
+	if !ok {
+		return i, false
+	}
+	if i = skipSpace(data, i); i >= len(data) || data[i] != ':' {
+		return i, false
+	}
+	return i + 1, true
+}
+
+// skipStringValid skips the string at data[i] (its quote) when it is
+// valid: no control character, every escape one JSON has. Its UTF-8 is
+// not checked: invalid UTF-8 in a string is replaced, never an error.
+func skipStringValid(data []byte, i int) (int, bool) {
+	i++
+	for {
+		for ; i+8 <= len(data); i += 8 {
+			if m := specials(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+		}
+		for i < len(data) && plain[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			return i, false
+		}
+		switch data[i] {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i+1 < len(data) && simpleEscape[data[i+1]] != 0 {
+				i += 2
+				for i+1 < len(data) && data[i] == '\\' && simpleEscape[data[i+1]] != 0 { // runs of escapes, as JSON in JSON has
+					i += 2
+				}
+				continue
+			}
+			if i+1 < len(data) && data[i+1] == 'u' {
+				if _, ok := hex4(data, i+2); ok {
+					i += 6
+					continue
+				}
+			}
+			return i, false
+		default:
+			return i, false
+		}
+	}
+}
+
+// skipNumber skips a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func skipNumber(data []byte, i int) (int, bool) {
+	if i < len(data) && data[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(data) && data[i] == '0':
+		i++
+	case i < len(data) && '1' <= data[i] && data[i] <= '9':
+		i = digits(data, i+1)
+	default:
+		return i, false
+	}
+	if i < len(data) && data[i] == '.' {
+		j := digits(data, i+1)
+		if j == i+1 {
+			return i, false
+		}
+		i = j
+	}
+	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+		i++
+		if i < len(data) && (data[i] == '+' || data[i] == '-') {
+			i++
+		}
+		j := digits(data, i)
+		if j == i {
+			return i, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+func digits(data []byte, i int) int {
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
+		i++
+	}
+	return i
+}
