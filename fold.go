@@ -93,6 +93,12 @@ import (
 // paths are kept until it closes. A view that wants more keeps it itself,
 // from the line the Change names.
 //
+// The ids and names in what Turn, Tool, Call and their lists return share
+// the fold's memory, which is kept in blocks of 64 KiB: a value that keeps
+// one after the fold is gone keeps such a block, so clone it
+// (strings.Clone) to keep it long. Stats, Summary and the rest are the
+// caller's own.
+//
 // The zero Fold is empty and ready. A Fold is not safe for concurrent use.
 type Fold struct {
 	// The lines.

@@ -185,7 +185,7 @@ func (f *Fold) Stats() Stats {
 	}
 	for i, n := range f.byName {
 		if n > 0 {
-			s.ToolsByName[f.names.Key(i)] = n
+			s.ToolsByName[strings.Clone(f.names.Key(i))] = n // the names' memory is the fold's
 		}
 	}
 	if f.observed {
