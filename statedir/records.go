@@ -7,7 +7,9 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/jsonparse"
@@ -186,10 +188,11 @@ type mapper struct {
 	turnStart time.Time
 	turnIDs   map[string]int
 	calls     map[string]call
-	ops       map[string]*op
+	ops       map[string]op
 	failed    map[string]bool
 	latest    time.Time // the latest record's time, for the lines that have none
 	emit      func(stream.Event)
+	rec       record // the record being read; its slices' memory serves the next
 }
 
 type call struct{ name, label string }
@@ -200,7 +203,7 @@ type op struct {
 }
 
 func newMapper(emit func(stream.Event)) *mapper {
-	return &mapper{turnIDs: map[string]int{}, calls: map[string]call{}, ops: map[string]*op{}, failed: map[string]bool{}, emit: emit}
+	return &mapper{turnIDs: map[string]int{}, calls: map[string]call{}, ops: map[string]op{}, failed: map[string]bool{}, emit: emit}
 }
 
 // line maps one line of events.jsonl (without its newline).
@@ -208,8 +211,11 @@ func (m *mapper) line(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	var r record
-	if err := jsonparse.Parse(recordCodec, line, &r); err != nil {
+	outs, ops := m.rec.Data.Response.Output[:0], m.rec.Data.Operations[:0]
+	m.rec = record{}
+	m.rec.Data.Response.Output, m.rec.Data.Operations = outs, ops
+	r := &m.rec
+	if err := jsonparse.Parse(recordCodec, line, r); err != nil {
 		m.byKind(line)
 		return
 	}
@@ -422,7 +428,7 @@ func (m *mapper) status(at time.Time, callID, callErr string, ops []operation) {
 		}
 		info, seen := m.ops[o.ID]
 		if !seen {
-			info = &op{start: at}
+			info = op{start: at}
 			m.ops[o.ID] = info
 			m.emit(stream.ToolStarted{At: at, CallID: callID, OpID: o.ID, Name: c.name, Label: c.label, OpType: o.Type,
 				OutPath: outPath, ErrPath: errPath})
@@ -431,6 +437,7 @@ func (m *mapper) status(at time.Time, callID, callErr string, ops []operation) {
 			continue
 		}
 		info.done = true
+		m.ops[o.ID] = info
 		ok, detail := outcome(o)
 		m.emit(stream.ToolFinished{At: at, CallID: callID, OpID: o.ID, Name: c.name, Label: c.label, OK: ok, Detail: detail,
 			Duration: at.Sub(info.start), OpType: o.Type, OutPath: outPath, ErrPath: errPath})
@@ -459,23 +466,147 @@ func outcome(o operation) (bool, string) {
 // one line, cut to 120 runes.
 func label(name, args string) string {
 	if name == "Bash" {
-		var a struct {
-			Command string `json:"command"`
-		}
-		if json.Unmarshal([]byte(args), &a) == nil && a.Command != "" {
-			return oneLine(a.Command, 120)
+		if cmd := command(args); cmd != "" {
+			return oneLine(cmd, 120)
 		}
 	}
 	return oneLine(args, 120)
 }
 
+// commandArgs is the shape of a Bash call's arguments.
+type commandArgs struct {
+	Command string `json:"command"`
+}
+
+var commandCodec = jsonparse.NewCodec(reflect.TypeFor[commandArgs]())
+
+// command is what encoding/json.Unmarshal(args, &commandArgs{}) sets
+// Command to, or "" when it returns an error. The stream package's parser
+// reads it unless the text may hold a key that encoding/json would match
+// and it would not (another case of "command", or a key with an escape:
+// a quote followed by either), or it fails (not JSON, not an object, a
+// command that is not a string): then encoding/json reads it. The two read
+// an object with the exact key alike otherwise: the last duplicate wins,
+// null leaves it, invalid UTF-8 is U+FFFD.
+func command(args string) string {
+	text := unsafe.Slice(unsafe.StringData(args), len(args)) // read, never written
+	var a commandArgs
+	if !otherKeys(text) && jsonparse.Parse(commandCodec, text, &a) == nil {
+		return a.Command
+	}
+	a = commandArgs{}
+	if json.Unmarshal(text, &a) != nil {
+		return ""
+	}
+	return a.Command
+}
+
+// otherKeys reports a string whose raw text may decode to "command" in
+// another case than all lower: one that begins as "command" does in any
+// case and then has a backslash (an escape might go on with it), or is
+// "command" in another case. encoding/json might match such a key, the
+// parser does not. Only ASCII letters fold to the letters of "command"
+// (no other letter does, as the Kelvin sign does to k), and a raw byte
+// other than a backslash is itself.
+func otherKeys(text []byte) bool {
+	const key = "command"
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(text[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j
+		rest := text[i+1:]
+		k := 0
+		for k < len(key) && k < len(rest) && rest[k] != '\\' && rest[k]|0x20 == key[k] {
+			k++
+		}
+		switch {
+		case k < len(rest) && rest[k] == '\\':
+			return true
+		case k == len(key) && k < len(rest) && rest[k] == '"' && string(rest[:k]) != key:
+			return true
+		}
+	}
+}
+
 // oneLine makes s one line (every run of white space one space, the ends
 // trimmed) and cuts it to n runes: n−1 of them and "…" when it is longer.
+// It is strings.Join(strings.Fields(s), " ") cut by its runes as uagent
+// cuts (string([]rune(s)[:n-1]) + "…", which makes each invalid byte of
+// the cut U+FFFD), in one pass that stops at the rune after the nth and
+// copies nothing while the result is a prefix of s.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	var b []byte // the result, once it is not a prefix of s
+	end := 0     // the result's length while it is s[:end]
+	runes, cut := 0, 0
+	space := false // white space since the last rune kept
+	size := func() int {
+		if b != nil {
+			return len(b)
+		}
+		return end
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if isSpace(r) {
+			space, i = true, i+w
+			continue
+		}
+		for _, sep := range [2]bool{true, false} { // the separator, if any, then the rune
+			if sep && !(space && runes > 0) {
+				continue
+			}
+			if runes == n {
+				return cutAt(b, s, cut)
+			}
+			if runes == n-1 {
+				cut = size()
+			}
+			runes++
+			switch {
+			case b != nil && sep:
+				b = append(b, ' ')
+			case b != nil:
+				b = append(b, s[i:i+w]...)
+			case sep && s[end] == ' ':
+				end++
+			case !sep && end == i:
+				end += w
+			default: // the result leaves s here
+				b = append(make([]byte, 0, min(len(s), 4*n)), s[:end]...)
+				if sep {
+					b = append(b, ' ')
+				} else {
+					b = append(b, s[i:i+w]...)
+				}
+			}
+		}
+		space, i = false, i+w
+	}
+	if b == nil {
+		return s[:end]
+	}
+	return string(b)
+}
+
+// cutAt is the first cut bytes of the result (b, or s while the result is
+// a prefix of it), each invalid byte U+FFFD, and "…".
+func cutAt(b []byte, s string, cut int) string {
+	head := s[:min(cut, len(s))]
+	if b != nil {
+		head = string(b[:cut])
+	}
+	if !utf8.ValidString(head) {
+		head = string([]rune(head))
+	}
+	return head + "…"
+}
+
+// isSpace is unicode.IsSpace, with ASCII first.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || '\t' <= r && r <= '\r'
+	}
+	return unicode.IsSpace(r)
 }

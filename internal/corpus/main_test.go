@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,4 +45,35 @@ func TestRealCorpusHasItsShape(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, findings[:min(3, len(findings))], "run %d", i)
 	}
+}
+
+func TestRecordsHaveTheirShape(t *testing.T) {
+	var a, b bytes.Buffer
+	require.NoError(t, WriteRecords(&a, Real(4<<20)))
+	require.NoError(t, WriteRecords(&b, Real(4<<20)))
+	assert.Equal(t, a.Bytes(), b.Bytes(), "deterministic")
+	assert.GreaterOrEqual(t, a.Len(), 4<<20)
+	var responses, attributed, lenient, statuses, whole int
+	for l := range bytes.SplitSeq(bytes.TrimSuffix(a.Bytes(), []byte("\n")), []byte("\n")) {
+		require.True(t, json.Valid(l), "every record is JSON")
+		switch {
+		case bytes.Contains(l, []byte(`"Kind":"model_response"`)):
+			responses++
+			if bytes.Contains(l, []byte(`"attribution":{"items":{`)) {
+				attributed++
+			}
+			if bytes.Contains(l, []byte(`"InputTokens":"`)) {
+				lenient++
+			}
+		case bytes.Contains(l, []byte(`"Kind":"tool_call_status"`)):
+			statuses++
+			if bytes.Contains(l, []byte(`"Status":"completed","State":{"Input":{"Command":`)) && bytes.Contains(l, []byte(`"Result":{"Out":`)) {
+				whole++
+			}
+		}
+	}
+	assert.Equal(t, responses-1, attributed, "every response but the last carries the raw attribution")
+	assert.Positive(t, lenient, "some records need the lenient reading")
+	assert.Less(t, lenient, responses/50)
+	assert.Equal(t, statuses/3, whole, "each operation is recorded three times, the last with its whole state")
 }
