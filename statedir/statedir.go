@@ -5,7 +5,7 @@
 // v1 summary; status running while the run goes on) and stderr.log; the
 // runs of one conversation share a session_id.
 //
-// [Run.Lines] gives a run as the v1 stream uagent writes with --stream:
+// [Run.Events] gives a run as the v1 stream uagent writes with --stream:
 // run_started from the summary (or the request and the directory's name),
 // the events decoded from the records by uagent's own rules (see
 // DESIGN.md, "Runner records → v1 events"), and run_finished from the
@@ -251,30 +251,44 @@ func (r *Run) started() stream.RunStarted {
 func (r *Run) Events() iter.Seq[stream.Event] {
 	return func(yield func(stream.Event) bool) {
 		stopped := false
-		emit := func(e stream.Event) {
-			if !stopped && !yield(e) {
-				stopped = true
-			}
-		}
-		start := r.started()
-		emit(start)
-		if r.Summary != nil {
-			for _, w := range r.Summary.Stats.Warnings {
-				emit(stream.PreflightWarning{At: start.At, Message: w})
-			}
-		}
-		m := newMapper(emit)
-		m.latest = start.At
+		emit, m := r.begin(yield, &stopped)
 		if err := r.records(m, &stopped); err != nil {
 			r.problem(EventsFile, 0, err)
 		}
 		if r.Finished() && !stopped {
-			s := r.Summary
-			res := stream.SummaryFromDTO(*s)
-			res.Stats = s.Stats.Stats()
-			emit(stream.RunFinished{At: s.StartedAt.Add(time.Duration(s.WallMS) * time.Millisecond), Result: res})
+			emit(r.finished())
 		}
 	}
+}
+
+// begin yields run_started and the warnings the summary keeps, and
+// returns what yields the rest (setting stopped when the caller stops) and
+// the mapper of the records.
+func (r *Run) begin(yield func(stream.Event) bool, stopped *bool) (func(stream.Event), *mapper) {
+	emit := func(e stream.Event) {
+		if !*stopped && !yield(e) {
+			*stopped = true
+		}
+	}
+	start := r.started()
+	emit(start)
+	if r.Summary != nil {
+		for _, w := range r.Summary.Stats.Warnings {
+			emit(stream.PreflightWarning{At: start.At, Message: w})
+		}
+	}
+	m := newMapper(emit)
+	m.latest = start.At
+	return emit, m
+}
+
+// finished is the run's run_finished, from its summary: at started_at
+// plus wall.
+func (r *Run) finished() stream.RunFinished {
+	s := r.Summary
+	res := stream.SummaryFromDTO(*s)
+	res.Stats = s.Stats.Stats()
+	return stream.RunFinished{At: s.StartedAt.Add(time.Duration(s.WallMS) * time.Millisecond), Result: res}
 }
 
 // records maps every line of events.jsonl.
@@ -287,7 +301,9 @@ func (r *Run) records(m *mapper, stopped *bool) error {
 		return err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	// A record is read where the buffer holds it; most are shorter than
+	// 256 KiB (a longer one is copied, once).
+	br := bufio.NewReaderSize(f, 256<<10)
 	var long []byte
 	for n := 1; !*stopped; n++ {
 		line, err := br.ReadSlice('\n')

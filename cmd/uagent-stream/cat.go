@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/statedir"
 )
 
 func cmdCat(e env, args []string) error {
@@ -46,11 +47,31 @@ func cmdCat(e env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	r.interrupted = func() bool { return ctx.Err() != nil }
+	if statedir.IsRun(name) { // a run directory: followed until its summary says it ended
+		in, err := followRun(ctx, name)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		err = r.renderEach(stream.NewDecoder(in).All())
+		r.end(r.fold.Verdict())
+		in.Close()
+		serious := reportProblems(e, in)
+		switch {
+		case err != nil:
+			return err
+		case ctx.Err() != nil && !r.finished.Load():
+			return exitError{stream.ExitInterrupted}
+		case serious || r.errs > 0:
+			return exitError{1}
+		}
+		return nil
+	}
 	fr := &follower{ctx: ctx, path: name, done: r.finished.Load, waiting: func() {
 		fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(name, false))
 	}}
 	defer fr.close()
-	r.interrupted = func() bool { return ctx.Err() != nil }
 	for {
 		err := r.renderEach(stream.NewDecoder(fr).All())
 		if errors.Is(err, errReplaced) {

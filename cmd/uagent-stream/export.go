@@ -398,7 +398,7 @@ func (x *exporter) export(main *parts, s source) report {
 	r := report{src: s}
 	var in io.ReadCloser
 	if s.run != nil {
-		in = newRunStream(s.run)
+		in = newRunStream(s.run, s.run.Write)
 	} else {
 		f, err := os.Open(s.path)
 		if err != nil {

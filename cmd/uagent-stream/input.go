@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
 )
 
@@ -25,9 +27,25 @@ func open(e env, name string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newRunStream(r), nil
+		return newRunStream(r, r.Write), nil
 	}
 	return os.Open(name)
+}
+
+// followRun reads the run directory name as its v1 stream while uagent
+// writes it (statedir.Run.Follow), until it ends or ctx does.
+func followRun(ctx context.Context, name string) (*runStream, error) {
+	r, err := statedir.OpenRun(name)
+	if err != nil {
+		return nil, err
+	}
+	return newRunStream(r, func(w io.Writer) error {
+		sink := stream.NewSink(w)
+		for e := range r.Follow(ctx, pollInterval) {
+			sink.Emit(e)
+		}
+		return sink.Err()
+	}), nil
 }
 
 // runStream is a run directory read as its v1 stream: the lines are
@@ -39,12 +57,13 @@ type runStream struct {
 	done chan struct{}
 }
 
-func newRunStream(r *statedir.Run) *runStream {
+// newRunStream reads what write writes of r.
+func newRunStream(r *statedir.Run, write func(io.Writer) error) *runStream {
 	pr, pw := io.Pipe()
 	s := &runStream{PipeReader: pr, run: r, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		pw.CloseWithError(r.Write(pw))
+		pw.CloseWithError(write(pw))
 	}()
 	return s
 }

@@ -5,10 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/statedir"
 )
 
 // The hand-written state directory of the statedir package's tests.
@@ -83,4 +85,47 @@ func TestValidateARunDirectory(t *testing.T) {
 	code, svg, stderr := runCmd(t, "", "timeline", runDir("20261101-100000-5f3c2a1e"))
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, svg, "20261101-100000-5f3c2a1e · openai-codex gpt-6-sol", "timeline reads a run directory")
+}
+
+// cat -f of a run directory shows the run as uagent writes it, and stops
+// when summary.json says it ended: the same transcript as cat of the
+// finished run.
+func TestCatFollowARunDirectory(t *testing.T) {
+	old := pollInterval
+	pollInterval = 5 * time.Millisecond
+	t.Cleanup(func() { pollInterval = old })
+	src := runDir("20261101-100000-5f3c2a1e")
+	records, err := os.ReadFile(filepath.Join(src, statedir.EventsFile))
+	require.NoError(t, err)
+	final, err := stream.ReadSummaryFile(filepath.Join(src, statedir.SummaryFile))
+	require.NoError(t, err)
+	dir := filepath.Join(t.TempDir(), filepath.Base(src))
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	running := final
+	running.Status = "running"
+	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), running))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, statedir.EventsFile), records[:len(records)/3], 0o644))
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := runCmd(t, "", "cat", "-f", "--no-color", dir)
+		done <- result{code, stdout, stderr}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, statedir.EventsFile), records, 0o644))
+	time.Sleep(50 * time.Millisecond)
+	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), final))
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("cat -f did not stop when the run ended")
+	}
+	require.Equal(t, 0, r.code, r.stderr)
+	_, want, _ := runCmd(t, "", "cat", "--no-color", src)
+	require.Equal(t, want, r.stdout)
+	require.Contains(t, r.stdout, "── ok · exit 0")
 }
