@@ -46,6 +46,7 @@ type validator struct {
 	boms       int        // line errors that are a byte-order mark, not a line
 	lastTurn   int
 	turnSeen   bool
+	base       int // lines before the run's first, when it is one run of a longer stream
 }
 
 func (v *validator) add(line int, rule, format string, args ...any) {
@@ -222,6 +223,6 @@ func (v *validator) ended() {
 		v.add(0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so")
 	default:
 		lines, errs := v.fold.Lines()
-		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", lines+errs-v.boms)
+		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", v.base+lines+errs-v.boms)
 	}
 }

@@ -1,0 +1,208 @@
+// Package uahstream reads the stream of a whole session that uah, the
+// harness built on uagent, writes with `uah run --stream`: uagent's own
+// v1 events for each run, and the harness's session and engine events
+// around and inside them, all in the v1 line shape (v, type, at).
+//
+// The harness's events are another program's, not the uagent contract's:
+// the stream package stays the contract, and their types are here,
+// decoded by the stream package's Decoder and parser (see Decoder). A
+// type this package does not know stays a stream.UnknownDTO, its line
+// raw.
+//
+// A session stream is one whose first line is session_opened (see
+// Sniff). Its runs each go from run_started to run_finished, or are cut
+// off when the next run_started or the end comes first; session events
+// stand between them, engine events inside them. Session folds the whole
+// stream (a stream.Fold per run, turns counted from 1 in each), Validate
+// checks it, and the command uagent-stream reads it wherever it reads a
+// stream. DESIGN.md ("Session streams") has the vocabulary and the order,
+// read off uah's code and tests.
+package uahstream
+
+import "time"
+
+// The session events' types.
+const (
+	TypeSessionOpened      = "session_opened"
+	TypeInstructionsLoaded = "instructions_loaded"
+	TypeInputQueued        = "input_queued"
+	TypeInputSent          = "input_sent"
+	TypeInputDelivered     = "input_delivered"
+	TypeInputFailed        = "input_failed"
+	TypeInputWithdrawn     = "input_withdrawn"
+	TypeSettingsChanged    = "settings_changed"
+	TypeIdle               = "idle"
+	TypeNotice             = "notice"
+)
+
+// The engine events' types: inside a run, as the model works.
+const (
+	TypeTextDelta         = "text_delta"
+	TypeReasoningDelta    = "reasoning_delta"
+	TypeStreamReset       = "stream_reset"
+	TypeReconnecting      = "reconnecting"
+	TypeReconnectEnded    = "reconnect_ended"
+	TypeCompactionStarted = "compaction_started"
+	TypeCompacted         = "compacted"
+	TypeWebSearch         = "web_search"
+	TypeRewound           = "rewound"
+)
+
+// SettingsDTO is a session's engine settings.
+type SettingsDTO struct {
+	Provider    string `json:"provider"`
+	Model       string `json:"model"`
+	Effort      string `json:"effort"`
+	ServiceTier string `json:"service_tier,omitempty"`
+	Workspace   string `json:"workspace"`
+}
+
+// SessionOpenedDTO is the first line of a session stream: the session's
+// id (every run's session_id), whether it resumes an earlier one, and
+// where and how it runs.
+type SessionOpenedDTO struct {
+	At       time.Time   `json:"at"`
+	ID       string      `json:"id"`
+	Resumed  bool        `json:"resumed"`
+	Engine   string      `json:"engine"`
+	Settings SettingsDTO `json:"settings"`
+}
+
+// InstructionsLoadedDTO is the instruction files the session read.
+type InstructionsLoadedDTO struct {
+	At        time.Time `json:"at"`
+	Files     []string  `json:"files"`
+	Bytes     int64     `json:"bytes"`
+	Truncated bool      `json:"truncated"`
+}
+
+// InputQueuedDTO is a message the session accepted.
+type InputQueuedDTO struct {
+	At   time.Time `json:"at"`
+	ID   string    `json:"id"`
+	Text string    `json:"text"`
+}
+
+// InputSentDTO is the messages a run is started with, before its
+// run_started.
+type InputSentDTO struct {
+	At  time.Time `json:"at"`
+	IDs []string  `json:"ids"`
+}
+
+// InputDeliveredDTO is a message the run received: it comes right after
+// the user_message that echoes it.
+type InputDeliveredDTO struct {
+	At time.Time `json:"at"`
+	ID string    `json:"id"`
+}
+
+// InputFailedDTO is messages that no run received: a run that could not
+// start, or messages never accepted when the session closed.
+type InputFailedDTO struct {
+	At     time.Time `json:"at"`
+	IDs    []string  `json:"ids"`
+	Reason string    `json:"reason"`
+}
+
+// InputWithdrawnDTO is a queued message taken back before it was sent.
+type InputWithdrawnDTO struct {
+	At time.Time `json:"at"`
+	ID string    `json:"id"`
+}
+
+// SettingsChangedDTO is new settings, applied live or from the next run.
+type SettingsChangedDTO struct {
+	At       time.Time   `json:"at"`
+	Settings SettingsDTO `json:"settings"`
+	Applied  string      `json:"applied"` // live or next_run
+}
+
+// IdleDTO says nothing is queued: the session waits for a message.
+type IdleDTO struct {
+	At time.Time `json:"at"`
+}
+
+// NoticeDTO is a message of the harness to the person: level info,
+// warning or error.
+type NoticeDTO struct {
+	At      time.Time `json:"at"`
+	Level   string    `json:"level"`
+	Message string    `json:"message"`
+}
+
+// TextDeltaDTO is assistant text as the model writes it, before the
+// response's assistant_message, which is authoritative and replaces it.
+type TextDeltaDTO struct {
+	At     time.Time `json:"at"`
+	ItemID string    `json:"item_id"`
+	Text   string    `json:"text"`
+	Final  bool      `json:"final,omitempty"`
+}
+
+// ReasoningDeltaDTO is reasoning as the model writes it, before the
+// response's reasoning line, which replaces it.
+type ReasoningDeltaDTO struct {
+	At     time.Time `json:"at"`
+	ItemID string    `json:"item_id"`
+	Part   int       `json:"part"`
+	Text   string    `json:"text"`
+}
+
+// StreamResetDTO says that what streamed since the last response is void
+// (a retry, or a failed request).
+type StreamResetDTO struct {
+	At time.Time `json:"at"`
+}
+
+// ReconnectingDTO is a retry of the provider's connection.
+type ReconnectingDTO struct {
+	At          time.Time `json:"at"`
+	Attempt     int       `json:"attempt"`
+	MaxAttempts int       `json:"max_attempts"`
+	DelayMS     int64     `json:"delay_ms"`
+	Reason      string    `json:"reason"`
+	Offline     bool      `json:"offline,omitempty"`
+}
+
+// ReconnectEndedDTO ends the retries: ok, or given up.
+type ReconnectEndedDTO struct {
+	At time.Time `json:"at"`
+	OK bool      `json:"ok"`
+}
+
+// CompactionStartedDTO is the conversation being compacted.
+type CompactionStartedDTO struct {
+	At      time.Time `json:"at"`
+	Trigger string    `json:"trigger"`
+	Tokens  int64     `json:"tokens"`
+}
+
+// CompactedDTO is a compaction's end. Stats is kept as its JSON text.
+type CompactedDTO struct {
+	At          time.Time `json:"at"`
+	Trigger     string    `json:"trigger"`
+	Summary     string    `json:"summary,omitempty"`
+	Error       string    `json:"error,omitempty"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	Warning     string    `json:"warning,omitempty"`
+	Stats       Raw       `json:"stats,omitempty"`
+}
+
+// WebSearchDTO is a web search of the model: begun, or done.
+type WebSearchDTO struct {
+	At      time.Time `json:"at"`
+	ItemID  string    `json:"item_id"`
+	Done    bool      `json:"done"`
+	Action  string    `json:"action,omitempty"`
+	Query   string    `json:"query,omitempty"`
+	URL     string    `json:"url,omitempty"`
+	Pattern string    `json:"pattern,omitempty"`
+}
+
+// RewoundDTO is the conversation taken back to a message.
+type RewoundDTO struct {
+	At        time.Time `json:"at"`
+	MessageID string    `json:"message_id"`
+	Tokens    int64     `json:"tokens,omitempty"`
+}
