@@ -92,13 +92,23 @@ var (
 // codecFor builds the field table of a DTO struct type. It panics on a field
 // type the codec does not support: that is a programming error caught by the
 // package's own tests.
-func codecFor(t reflect.Type) *structCodec {
-	c := &structCodec{id: codecs, typ: t, byName: map[string]int{}}
-	codecs++
-	if c.id >= maxCodecs || t.NumField() > 64 {
-		panic("stream: too many DTO codecs or fields for the presence bits")
+func codecFor(t reflect.Type) *structCodec { return newCodec(t, true) }
+
+// newCodec builds a field table; one without presence (the shapes of the
+// module's other packages, see jsonparse) takes no presence bits.
+func newCodec(t reflect.Type, presence bool) *structCodec {
+	c := &structCodec{id: -1, typ: t, byName: map[string]int{}}
+	if t.NumField() > 64 {
+		panic("stream: a struct of more than 64 fields")
 	}
-	c.addFields(t, nil, 0)
+	if presence {
+		c.id = codecs
+		codecs++
+		if c.id >= maxCodecs {
+			panic("stream: too many DTO codecs for the presence bits")
+		}
+	}
+	c.addFields(t, nil, 0, presence)
 	for i, f := range c.fields {
 		c.byName[f.name] = i
 		if len(f.name) >= len(c.byLen) {
@@ -109,12 +119,12 @@ func codecFor(t reflect.Type) *structCodec {
 	return c
 }
 
-func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr) {
+func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr, presence bool) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		index := append(slices.Clone(prefix), i)
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			c.addFields(sf.Type, index, base+sf.Offset)
+			c.addFields(sf.Type, index, base+sf.Offset, presence)
 			continue
 		}
 		tag, ok := sf.Tag.Lookup("json")
@@ -139,15 +149,15 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr) {
 		case sf.Type.Kind() == reflect.Bool:
 			f.kind = kindBool
 		case sf.Type.Kind() == reflect.Struct:
-			f.kind, f.sub = kindStruct, codecFor(sf.Type)
+			f.kind, f.sub = kindStruct, newCodec(sf.Type, presence)
 		case sf.Type == reflect.TypeFor[map[string]int]():
 			f.kind = kindMapInt
 		case sf.Type == reflect.TypeFor[[]string]():
 			f.kind = kindStrings
 		case sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct && sf.Type.Elem() != timeType:
-			f.kind, f.elem, f.sub = kindStructs, sf.Type.Elem(), codecFor(sf.Type.Elem())
+			f.kind, f.elem, f.sub = kindStructs, sf.Type.Elem(), newCodec(sf.Type.Elem(), presence)
 		case sf.Type.Kind() == reflect.Pointer && sf.Type.Elem().Kind() == reflect.Struct && sf.Type.Elem() != timeType:
-			f.kind, f.elem, f.sub = kindPtr, sf.Type.Elem(), codecFor(sf.Type.Elem())
+			f.kind, f.elem, f.sub = kindPtr, sf.Type.Elem(), newCodec(sf.Type.Elem(), presence)
 		default:
 			panic("stream: unsupported DTO field " + t.String() + "." + sf.Name)
 		}

@@ -13,7 +13,7 @@ import (
 // one JSON parser of the module, for the runner's records and the
 // harness's events as for the contract's lines.
 func init() {
-	jsonparse.NewCodec = func(t reflect.Type) jsonparse.Codec { return codecFor(t) }
+	jsonparse.NewCodec = func(t reflect.Type) jsonparse.Codec { return newCodec(t, false) }
 	jsonparse.Parse = parseText
 	jsonparse.Unquote = unquoteText
 	jsonparse.ErrSyntax, jsonparse.ErrFieldType, jsonparse.ErrBadTime = ErrSyntax, ErrFieldType, ErrBadTime

@@ -440,7 +440,9 @@ func (p *parser) object(c *structCodec, v unsafe.Pointer, depth int) *parseError
 			return p.skip(depth)
 		}
 		f := &c.fields[i]
-		p.present[c.id] |= 1 << i
+		if c.id >= 0 {
+			p.present[c.id] |= 1 << i
+		}
 		if err := p.value(f, unsafe.Add(v, f.offset), depth); err != nil {
 			return withField(err, f.name)
 		}

@@ -25,7 +25,8 @@ import (
 type Outcome struct {
 	// Ending, Status and ExitCode are the run's verdict, the fold's
 	// (stream.Fold.VerdictOf for a process, stream.Fold.Verdict for a
-	// replay): the summary's status for EndFinished; for a cut-off run,
+	// replay; of the last run, for a session stream of the harness uah,
+	// whose first line is session_opened): the summary's status for EndFinished; for a cut-off run,
 	// timeout when the context's deadline passed or the process exited
 	// 124, interrupted when the context was cancelled, the Run was closed,
 	// a signal that asks a process to stop (SIGINT, SIGTERM, SIGHUP)
@@ -37,7 +38,8 @@ type Outcome struct {
 	// Signal is the signal that killed the process, or nil (always nil on
 	// Windows and for a replay).
 	Signal os.Signal
-	// Summary is the run_finished summary, when one arrived.
+	// Summary is the run_finished summary, when one arrived (the last
+	// run's, for a session stream).
 	Summary *stream.SummaryDTO
 	// Stderr is the last StderrTail bytes the process wrote to stderr.
 	Stderr []byte
@@ -71,8 +73,12 @@ type Run struct {
 	closed atomic.Bool   // the pipes were closed by force: a read error is the end
 
 	// Set by the reading goroutine before done is closed.
-	fold    stream.Fold // the run's lines, for the outcome
-	readErr error
+	fold stream.Fold // the run's lines, for the outcome
+	// session reports a session stream of the harness; earlier and
+	// earlierErrs count the lines (and line errors) before its last run.
+	session              bool
+	earlier, earlierErrs int
+	readErr              error
 
 	// Set for a process.
 	ctx    context.Context
@@ -279,7 +285,7 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 				return
 			}
 		}
-		r.fold.Add(dto, err)
+		r.add(dto, err)
 		if err == nil && pace != nil {
 			if e, ok := stream.DTOToEvent(dto); ok && !pace(e.OccurredAt()) {
 				pace = nil // Wait asked to drain: no more waiting
@@ -355,10 +361,30 @@ func (r *Run) Close() error {
 	return err
 }
 
+// add folds a line. In a session stream of the harness (its first line a
+// session_opened), each run_started begins the fold again: the outcome is
+// the last run's, as the harness's exit code follows its last
+// run_finished.
+func (r *Run) add(dto any, err error) {
+	if err == nil {
+		if u, ok := dto.(stream.UnknownDTO); ok && u.Type == "session_opened" && r.earlier == 0 {
+			if lines, errs := r.fold.Lines(); lines+errs == 0 {
+				r.session = true
+			}
+		}
+		if _, ok := dto.(stream.RunStartedDTO); ok && r.session {
+			lines, errs := r.fold.Lines()
+			r.earlier, r.earlierErrs = r.earlier+lines+errs, r.earlierErrs+errs
+			r.fold = stream.Fold{}
+		}
+	}
+	r.fold.Add(dto, err)
+}
+
 // outcome is what the lines say of the run, beside its verdict.
 func (r *Run) outcome(v stream.Verdict) Outcome {
 	lines, lineErrors := r.fold.Lines()
-	return Outcome{Verdict: v, Summary: r.fold.Recorded(), Lines: lines + lineErrors, LineErrors: lineErrors}
+	return Outcome{Verdict: v, Summary: r.fold.Recorded(), Lines: r.earlier + lines + lineErrors, LineErrors: r.earlierErrs + lineErrors}
 }
 
 func (r *Run) processOutcome() (Outcome, error) {

@@ -290,14 +290,12 @@ func (s *Session) Messages() []Message { return append([]Message(nil), s.message
 func (s *Session) Message(i int) Message { return s.messages[i] }
 
 // Pending returns the streamed text no authoritative message has taken
-// the place of yet, oldest first: at the end of a run cut off while the
-// model wrote, what it had written.
-func (s *Session) Pending() []Live {
-	var out []Live
-	for _, l := range append(append([]*Live(nil), s.texts...), s.reasonings...) {
-		out = append(out, *l)
-	}
-	return out
+// the place of yet, the assistant text first, each kind oldest first: at
+// the end of a run cut off while the model wrote, what it had written.
+// The items are the session's, those its Changes name: read them, do not
+// change them.
+func (s *Session) Pending() []*Live {
+	return append(append([]*Live(nil), s.texts...), s.reasonings...)
 }
 
 // Lines counts the lines added.

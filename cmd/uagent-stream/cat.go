@@ -55,7 +55,7 @@ func cmdCat(e env, args []string) error {
 		}
 		defer in.Close()
 		err = r.renderEach(stream.NewDecoder(in).All())
-		r.end(r.fold.Verdict())
+		r.finish(r.verdict())
 		in.Close()
 		serious := reportProblems(e, in)
 		switch {
@@ -68,26 +68,31 @@ func cmdCat(e env, args []string) error {
 		}
 		return nil
 	}
-	fr := &follower{ctx: ctx, path: name, done: r.finished.Load, waiting: func() {
+	// A run's stream is followed until its run_finished; a session's (the
+	// harness's, with no closing event) until Ctrl-C.
+	done := func() bool { return r.session == nil && r.finished.Load() }
+	fr := &follower{ctx: ctx, path: name, done: done, waiting: func() {
 		fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(name, false))
 	}}
 	defer fr.close()
 	for {
 		err := r.renderEach(stream.NewDecoder(fr).All())
 		if errors.Is(err, errReplaced) {
-			r.end(r.fold.Verdict())
+			r.finish(r.verdict())
 			r.printf("%s── %s was replaced or truncated: a new run starts ──%s\n", r.pal.yellow, sanitize(name, false), r.pal.reset)
-			r.reset()
+			r.restart()
 			continue
 		}
-		r.end(r.fold.Verdict())
+		r.finish(r.verdict())
 		if err != nil {
 			return err
 		}
 		break
 	}
 	switch {
-	case ctx.Err() != nil && !r.finished.Load():
+	case ctx.Err() != nil && r.session != nil && r.session.s.Fold() != nil: // a session, during a run
+		return exitError{stream.ExitInterrupted}
+	case ctx.Err() != nil && r.session == nil && !r.finished.Load():
 		return exitError{stream.ExitInterrupted}
 	case r.errs > 0:
 		return exitError{1}

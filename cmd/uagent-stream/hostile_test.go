@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/sessions"
 )
 
 // hostile holds what a terminal acts on or a reader cannot see: OSC 52
@@ -114,4 +115,22 @@ func TestNoCommandOutputsHostileBytes(t *testing.T) {
 	b, err := os.ReadFile(svg)
 	require.NoError(t, err)
 	assert.Empty(t, unsafeOutput(string(b)), "the SVG file")
+
+	// A session stream of the harness whose every text is hostile, with a
+	// harness line of an unknown, hostile type, and one of the wrong types.
+	session := filepath.Join(dir, "session"+hostile[:12]+".jsonl")
+	sb := sessions.Write(sessions.Options{Text: hostile, Runs: []sessions.Run{
+		{Message: "m", Answer: "a", Calls: 1, Reset: true, Queued: true}, {Message: "m", Answer: "a"}, {CannotStart: true}, {Message: "m", CutOff: true}}})
+	sb = append(sb, `{"v":1,"type":"\u001b]52;c;eA==\u0007\u202e","at":"2026-10-01T19:00:00Z"}`+"\n"...)
+	sb = append(sb, `{"v":1,"type":"notice","at":"2026-10-01T19:00:00Z","level":7,"message":"`+strings.ReplaceAll(hostile, "\x00", "")+`"}`+"\n"...)
+	require.NoError(t, os.WriteFile(session, sb, 0o644))
+	for _, args := range [][]string{
+		{"cat", session}, {"validate", session}, {"validate", "--json", session}, {"stats", session}, {"stats", "--check", session},
+		{"timeline", session}, {"run", "--", "cat", session}, {"export", "-o", filepath.Join(dir, "tables"), session},
+	} {
+		code, stdout, stderr := runCmd(t, "", args...)
+		for what, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			assert.Empty(t, unsafeOutput(out), "%s of %q on a session (exit %d)", what, args[:1], code)
+		}
+	}
 }

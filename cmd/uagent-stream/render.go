@@ -14,6 +14,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/tail"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // renderer prints a run for people as its events arrive. It writes through
@@ -26,10 +27,14 @@ type renderer struct {
 	toolOutput  bool
 	interrupted func() bool // reports a follow that the user stopped
 
-	fold     stream.Fold // the run's fold: its start, its notices, the operations still running, its verdict
-	answer   *string     // the final answer already shown
+	fold     *stream.Fold // the run's fold: its start, its notices, the operations still running, its verdict
+	answer   *string      // the final answer already shown
 	errs     int
 	finished atomic.Bool
+
+	lines   int          // lines rendered
+	session *sessionView // a session stream of the harness: its first line was session_opened
+	quiet   bool         // the next message was shown as it streamed: not again
 }
 
 type palette struct{ dim, red, yellow, green, bold, cyan, reset string }
@@ -45,8 +50,14 @@ func newRenderer(w io.Writer, color, live bool) *renderer {
 
 // reset forgets the run, for the next one.
 func (r *renderer) reset() {
-	r.fold, r.answer = stream.Fold{}, nil
+	r.fold, r.answer = new(stream.Fold), nil
 	r.finished.Store(false)
+}
+
+// restart forgets the stream, for a new one.
+func (r *renderer) restart() {
+	r.reset()
+	r.session, r.lines = nil, 0
 }
 
 func (r *renderer) flush() { r.w.Flush() }
@@ -56,7 +67,7 @@ func (r *renderer) flush() { r.w.Flush() }
 // they occur and make the result an exit 1.
 func (r *renderer) renderAll(dec *stream.Decoder) error {
 	err := r.renderEach(dec.All())
-	r.end(r.fold.Verdict())
+	r.finish(r.verdict())
 	if err != nil {
 		return err
 	}
@@ -71,7 +82,14 @@ func (r *renderer) renderAll(dec *stream.Decoder) error {
 // end, once it knows the verdict.
 func (r *renderer) renderEach(events iter.Seq2[any, error]) error {
 	for dto, err := range events {
-		if err != nil {
+		if r.lines++; r.lines == 1 && err == nil {
+			if u, ok := dto.(stream.UnknownDTO); ok && u.Type == uahstream.TypeSessionOpened {
+				r.session = &sessionView{shown: map[*uahstream.Live]bool{}}
+			}
+		}
+		if r.session != nil {
+			r.sessionLine(dto, err)
+		} else if err != nil {
 			if _, ok := errors.AsType[*stream.LineError](err); !ok {
 				return err
 			}
@@ -115,9 +133,31 @@ func prefixed(prefix, s string) string {
 	return prefix + s
 }
 
-func (r *renderer) render(dto any) {
+// finish says how the stream ended: a run's ending (end), or a session's.
+func (r *renderer) finish(v stream.Verdict) {
+	if r.session != nil {
+		r.sessionEnd(v)
+		return
+	}
+	r.end(v)
+}
+
+// verdict is the fold's verdict of the stream alone: of the session's
+// last run, for a session.
+func (r *renderer) verdict() stream.Verdict {
+	if r.session != nil {
+		return r.session.s.Verdict()
+	}
+	return r.fold.Verdict()
+}
+
+func (r *renderer) render(dto any) { r.renderChange(dto, r.fold.Add(dto, nil)) }
+
+// renderChange renders a line that the fold has taken, with what it
+// changed there.
+func (r *renderer) renderChange(dto any, ch stream.Change) {
 	p := r.pal
-	if r.fold.Add(dto, nil).NoticeStep == stream.Repeated {
+	if ch.NoticeStep == stream.Repeated {
 		return // shown once; the summary counts the repeats
 	}
 	switch d := dto.(type) {
@@ -168,9 +208,11 @@ func (r *renderer) render(dto any) {
 			who = "answer:"
 			r.answer = &d.Text
 		}
-		r.printf("%s%s%s%s %s\n", r.stamp(d.At), p.bold, who, p.reset, text(d.Text))
+		if !r.quiet {
+			r.printf("%s%s%s%s %s\n", r.stamp(d.At), p.bold, who, p.reset, text(d.Text))
+		}
 	case stream.ReasoningDTO:
-		if !r.noReasoning {
+		if !r.noReasoning && !r.quiet {
 			r.printf("%s%s  · %s%s\n", r.stamp(d.At), p.dim, text(d.Text), p.reset)
 		}
 	case stream.RunnerErrorDTO:

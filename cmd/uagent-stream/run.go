@@ -87,7 +87,7 @@ func cmdRun(e env, args []string) error {
 	}
 	o, err := run.Wait()
 	if r != nil {
-		r.end(o.Verdict) // the closing line says what the outcome line says
+		r.finish(o.Verdict) // the closing line says what the outcome line says
 	}
 	restore() // the terminal first: nothing below needs the child
 	reapOrphans(*grace)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 func cmdStats(e env, args []string) error {
@@ -22,6 +23,7 @@ func cmdStats(e env, args []string) error {
 	names := fs.Args()
 	type summarized struct {
 		r        stream.Recomputed
+		session  *sessionRead // a session stream of the harness
 		err      error
 		problems []error
 	}
@@ -32,12 +34,18 @@ func cmdStats(e env, args []string) error {
 			return summarized{err: err}
 		}
 		defer in.Close()
-		r, err := stream.Summarize(in)
+		rd, session, err := uahstream.Sniff(in)
+		if err == nil && session {
+			sr, err := readSession(rd)
+			in.Close()
+			return summarized{session: sr, err: err, problems: problemsOf(in)}
+		}
+		r, err := stream.Summarize(rd)
 		in.Close()
 		if rs, ok := in.(*runStream); ok { // as uagent stats reads a run directory
 			r.Summary = statedir.StatsSummary(rs.run, r)
 		}
-		return summarized{r, err, problemsOf(in)}
+		return summarized{r: r, err: err, problems: problemsOf(in)}
 	}), func(i int, s summarized) {
 		for _, p := range s.problems {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
@@ -48,6 +56,10 @@ func cmdStats(e env, args []string) error {
 		if s.err != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(s.err.Error(), false))
 			code = 1
+			return
+		}
+		if s.session != nil {
+			code = max(code, statsOfSession(e, names[i], s.session, *check, *allowErrors, len(names) > 1))
 			return
 		}
 		code = max(code, statsOf(e, names[i], s.r, *check, *allowErrors, len(names) > 1))

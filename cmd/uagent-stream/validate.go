@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 func cmdValidate(e env, args []string) error {
@@ -36,7 +37,19 @@ func cmdValidate(e env, args []string) error {
 			return validated{open: err}
 		}
 		defer in.Close()
-		findings, err := stream.Validate(in, opts...)
+		r, session, err := uahstream.Sniff(in)
+		var findings []uahstream.Finding
+		switch {
+		case err != nil:
+		case session: // a session stream of the harness: each run, and the session's own rules
+			findings, err = uahstream.Validate(r, opts...)
+		default:
+			var fs []stream.Finding
+			fs, err = stream.Validate(r, opts...)
+			for _, f := range fs {
+				findings = append(findings, uahstream.Finding{Finding: f})
+			}
+		}
 		in.Close()
 		return validated{findings: findings, err: err, problems: problemsOf(in)}
 	}), func(i int, v validated) {
@@ -59,7 +72,7 @@ func cmdValidate(e env, args []string) error {
 			if *asJSON {
 				if err := enc.Encode(struct {
 					File string `json:"file"`
-					stream.Finding
+					uahstream.Finding
 				}{name, f}); err != nil && encErr == nil {
 					encErr = err
 				}
@@ -69,7 +82,11 @@ func cmdValidate(e env, args []string) error {
 			if f.Line == 0 {
 				where = name
 			}
-			fmt.Fprintf(e.stdout, "%s: %s (%s)\n", sanitize(where, false), sanitize(f.Message, false), f.Rule)
+			run := ""
+			if f.Run > 0 {
+				run = fmt.Sprintf(" [run %d %s]", f.Run, sanitize(f.RunID, false))
+			}
+			fmt.Fprintf(e.stdout, "%s: %s (%s)%s\n", sanitize(where, false), sanitize(f.Message, false), f.Rule, run)
 		}
 	})
 	if encErr != nil {
@@ -84,7 +101,7 @@ func cmdValidate(e env, args []string) error {
 // validated is what validate says of one file: the findings, the error
 // of reading it, or that of opening it.
 type validated struct {
-	findings  []stream.Finding
+	findings  []uahstream.Finding
 	err, open error
 	problems  []error // of a run directory
 }

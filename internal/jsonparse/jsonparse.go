@@ -22,9 +22,9 @@ type Raw string
 // (nil for null), slices of structs, []string, map[string]int and Raw.
 type Codec any
 
-// Codec returns the field table of the struct type t. Build codecs once, in
-// a package variable: there is room for a fixed number of them, and
-// building one is not safe for concurrent use.
+// NewCodec returns the field table of the struct type t. Build codecs
+// once, in a package variable: building one is not safe for concurrent
+// use.
 var NewCodec func(t reflect.Type) Codec
 
 // Parse decodes the JSON object text into the struct v points to, whose

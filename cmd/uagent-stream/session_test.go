@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/sessions"
+)
+
+var aSession = sessions.Options{Runs: []sessions.Run{
+	{Message: "Run ls twice", Answer: "DONE", Calls: 2, Queued: true},
+	{Message: "And again?", Answer: "Again", Calls: 1, Reset: true},
+	{Message: "x", CannotStart: true},
+}}
+
+func sessionFile(t *testing.T, o sessions.Options) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(path, sessions.Write(o), 0o644))
+	return path
+}
+
+// runsOf writes each run of a session stream to a file of its own: the
+// lines from its run_started to its run_finished.
+func runsOf(t *testing.T, path string) []string {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var files []string
+	var cur []byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if bytes.Contains(l, []byte(`"type":"run_started"`)) {
+			cur = nil
+		}
+		cur = append(cur, l...)
+		if bytes.Contains(l, []byte(`"type":"run_finished"`)) {
+			f := filepath.Join(t.TempDir(), "run.jsonl")
+			require.NoError(t, os.WriteFile(f, cur, 0o644))
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// validate of a valid session says nothing; of a broken one, each finding
+// with its run.
+func TestValidateASession(t *testing.T) {
+	path := sessionFile(t, aSession)
+	code, stdout, stderr := runCmd(t, "", "validate", "--strict", path)
+	assert.Equal(t, 0, code, stdout+stderr)
+	assert.Empty(t, stdout)
+
+	b, _ := os.ReadFile(path)
+	broken := filepath.Join(t.TempDir(), "broken.jsonl")
+	require.NoError(t, os.WriteFile(broken, bytes.Replace(b, []byte(`"turns":2`), []byte(`"turns":9`), 1), 0o644))
+	code, stdout, _ = runCmd(t, "", "validate", broken)
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `^`+regexpQuote(broken)+`:\d+: stats.turns is 9, recomputed 2 \(stats\) \[run 1 20261001-215705-294542e3\]\n$`, stdout)
+	code, stdout, _ = runCmd(t, "", "validate", "--json", broken)
+	assert.Equal(t, 1, code)
+	var f struct {
+		File, Rule string
+		RunID      string `json:"run_id"`
+		Run        int
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &f))
+	assert.Equal(t, 1, f.Run)
+	assert.Equal(t, "20261001-215705-294542e3", f.RunID)
+}
+
+func regexpQuote(s string) string { return strings.NewReplacer(".", `\.`, "/", `\/`).Replace(s) }
+
+// stats of a session: every run's summary exactly as stats prints the run
+// alone, and the totals (hand-pinned: four responses of 12873 in, 3712
+// cached, 65 out; three calls).
+func TestStatsOfASession(t *testing.T) {
+	path := sessionFile(t, aSession)
+	code, stdout, stderr := runCmd(t, "", "stats", path)
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		SessionID string            `json:"session_id"`
+		Runs      []json.RawMessage `json:"runs"`
+		Totals    map[string]any    `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.Equal(t, sessions.ID, got.SessionID)
+	alone := runsOf(t, path)
+	require.Len(t, got.Runs, len(alone))
+	for i, f := range alone {
+		_, want, _ := runCmd(t, "", "stats", f)
+		assert.JSONEq(t, want, string(got.Runs[i]), "run %d", i+1)
+	}
+	assert.Equal(t, float64(2), got.Totals["runs"])
+	assert.Equal(t, float64(3), got.Totals["tool_calls"])
+	assert.Equal(t, map[string]any{"input": 4 * 12873.0, "cached_input": 4 * 3712.0, "cache_write_input": 0.0, "output": 4 * 65.0, "reasoning": 0.0}, got.Totals["tokens"])
+
+	code, stdout, _ = runCmd(t, "", "stats", "--check", path)
+	assert.Equal(t, 0, code)
+	assert.Empty(t, stdout)
+}
+
+// cat shows every session event as what it is, each text once: a whole
+// stream shows each response's own text, not what streamed before it.
+func TestCatASession(t *testing.T) {
+	path := sessionFile(t, aSession)
+	code, stdout, stderr := runCmd(t, "", "cat", "--no-color", path)
+	require.Equal(t, 0, code, stderr)
+	for _, want := range []string{
+		"session " + sessions.ID + " · engine embedded · openai-codex gpt-6.1-sol · effort low · /tmp/ab/repo",
+		"instructions: /home/dev/.codex/AGENTS.md (74 bytes)", "queued m1: Run ls twice", "sent m1", "✓ delivered m1",
+		"══ run 1", "══ run 2", "queued m2: and then?", "⟳ reconnecting (attempt 1 of 5, in 500ms): stream error", "⟳ reconnected",
+		"✗ not delivered m3: the runner could not start", "! error: uagent exited 1 before run_started", "── idle",
+		"══ session " + sessions.ID + ": 2 runs · 4 turns · 3 tool calls", "message m3 failed: the runner could not start",
+	} {
+		assert.Contains(t, stdout, want)
+	}
+	assert.NotContains(t, stdout, "unknown type")
+	assert.NotContains(t, stdout, "A first try", "voided text is dropped")
+	assert.Equal(t, 2, strings.Count(stdout, "assistant: I'll run the commands."), "once a run")
+	assert.Equal(t, 1, strings.Count(stdout, "answer: DONE"))
+}

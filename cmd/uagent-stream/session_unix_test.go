@@ -1,0 +1,61 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/sessions"
+)
+
+// cat -f shows the text as the model writes it, and the response's own
+// text does not come again; a stream reset marks what it voided; the
+// session is followed until Ctrl-C (there is no closing event), which
+// between runs ends it with exit 0, and during a run with 130.
+func TestCatFollowASession(t *testing.T) {
+	full := sessions.Write(aSession)
+	path := filepath.Join(t.TempDir(), "live.jsonl")
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	cmd := exec.Command(self(t), "cat", "-f", "--no-color", path)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Start())
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	for i := 0; i < len(full); i += 400 { // lines cut in the middle, as a writer's pieces come
+		_, err := f.Write(full[i:min(i+400, len(full))])
+		require.NoError(t, err)
+		time.Sleep(3 * time.Millisecond)
+	}
+	require.NoError(t, f.Close())
+	require.Eventually(t, func() bool { return strings.Count(out.String(), "── idle") == 2 }, 10*time.Second, 10*time.Millisecond, "%s", out.String())
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	assert.Equal(t, 0, waitExit(t, cmd), errOut.String())
+	stdout := out.String()
+	assert.Contains(t, stdout, "assistant ⋯ I'll run the commands.\n")
+	assert.NotContains(t, stdout, "assistant: I'll run the commands.", "shown as it streamed, not again")
+	assert.Contains(t, stdout, "assistant ⋯ A first try\n")
+	assert.Contains(t, stdout, "── stream reset: the streamed text above is void")
+	assert.Contains(t, stdout, "answer ⋯ DONE\n")
+	assert.NotContains(t, stdout, "answer: DONE")
+	assert.Contains(t, stdout, "══ session "+sessions.ID+": 2 runs")
+
+	// Ctrl-C during a run: the run was still going.
+	cut := filepath.Join(t.TempDir(), "cut.jsonl")
+	require.NoError(t, os.WriteFile(cut, sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "hi", Answer: "never", CutOff: true}}}), 0o644))
+	cmd = exec.Command(self(t), "cat", "-f", "--no-color", cut)
+	out = syncBuffer{}
+	cmd.Stdout = &out
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "answer ⋯ never") }, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	assert.Equal(t, 130, waitExit(t, cmd))
+	assert.Contains(t, out.String(), "── interrupted: the run was still going (no run_finished yet)")
+}
