@@ -25,6 +25,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // Layout of the Parquet parts: rows per row group, and rows per part file.
@@ -91,7 +92,7 @@ func cmdExport(e env, args []string) error {
 		return fmt.Errorf("export: publishing to %s: %w", *out, err)
 	}
 	fmt.Fprintf(e.stderr, "uagent-stream: exported %d runs to %s", x.exported, sanitize(*out, false))
-	if held > 0 {
+	if held += x.heldRuns; held > 0 {
 		fmt.Fprintf(e.stderr, " (%d it held already)", held)
 	}
 	fmt.Fprintln(e.stderr)
@@ -237,6 +238,7 @@ type exporter struct {
 	mu                  sync.Mutex
 	runs                []newRun // the runs this export read, whose runs rows are written last
 	exported            int
+	heldRuns            int // runs of session streams the directory holds already
 }
 
 // newRun is a run this export read: its batch, and its runs row, written
@@ -314,10 +316,12 @@ func (x *exporter) plan(srcs []source) (todo []source, held int) {
 	return todo, held
 }
 
-// report is what export says of one run.
+// report is what export says of one input: its run, or a session
+// stream's runs.
 type report struct {
 	src      source
-	row      tablestream.RunRow
+	rows     []tablestream.RunRow
+	session  bool
 	problems []error
 	err      error
 }
@@ -366,19 +370,25 @@ func (x *exporter) write(ctx context.Context, e env, todo []source, problem func
 			problem(r.err)
 			return
 		}
-		x.exported++
-		var issues []string
-		switch {
-		case r.row.Lines == 0:
-			issues = append(issues, "not a stream: no line could be read")
-		case r.row.CutOff:
-			issues = append(issues, "cut off: no run_finished")
-		}
-		if r.row.LineErrors > 0 {
-			issues = append(issues, fmt.Sprintf("%d of %d lines could not be read", r.row.LineErrors, r.row.LineErrors+r.row.Lines))
-		}
-		for _, is := range issues {
-			problem(fmt.Errorf("%s: %s (exported as such)", r.src.path, is))
+		for _, row := range r.rows {
+			x.exported++
+			var issues []string
+			switch {
+			case row.Lines == 0:
+				issues = append(issues, "not a stream: no line could be read")
+			case row.CutOff:
+				issues = append(issues, "cut off: no run_finished")
+			}
+			if row.LineErrors > 0 {
+				issues = append(issues, fmt.Sprintf("%d of %d lines could not be read", row.LineErrors, row.LineErrors+row.Lines))
+			}
+			where := r.src.path
+			if r.session {
+				where += ": run " + row.RunID
+			}
+			for _, is := range issues {
+				problem(fmt.Errorf("%s: %s (exported as such)", where, is))
+			}
 		}
 	})
 	if ctx.Err() != nil {
@@ -411,6 +421,17 @@ func (x *exporter) export(main *parts, s source) report {
 	if x.content {
 		opts = append(opts, tablestream.WithContent())
 	}
+	if s.run == nil {
+		rd, session, err := uahstream.Sniff(in)
+		if err == nil && session {
+			defer in.Close()
+			return x.exportSession(main, s, rd, opts)
+		}
+		in = struct {
+			io.Reader
+			io.Closer
+		}{rd, in}
+	}
 	t, err := tablestream.Read(in, opts...)
 	in.Close()
 	r.problems = problemsOf(in)
@@ -424,25 +445,132 @@ func (x *exporter) export(main *parts, s source) report {
 		status, code, wall := s.run.Outcome(st)
 		row.Status, row.RunnerExitCode, row.WallMS = string(status), int64(code), wall.Milliseconds()
 	}
-	r.row = t.Run
+	if err := x.add(main, s.key, s.fingerprint, t); err != nil {
+		r.err = fmt.Errorf("%w of %s: %w", errWrite, s.path, err)
+		return r
+	}
+	r.rows = []tablestream.RunRow{t.Run}
+	return r
+}
+
+// add writes a run's rows: into the worker's parts of the main batch
+// when it has finished, else into a batch of its own.
+func (x *exporter) add(main *parts, key, fingerprint string, t tablestream.Tables) error {
 	dest, batch := main, x.main
 	if t.Run.CutOff { // unfinished: a batch of its own, replaced when the run changes
-		batch = fmt.Sprintf("live-%x-%s", sha256.Sum256([]byte(s.key)), x.stamp)
+		batch = fmt.Sprintf("live-%x-%s", sha256.Sum256([]byte(key)), x.stamp)
 		batch = batch[:len("live-")+16] + batch[len("live-")+64:]
 		dest = x.parts(filepath.Join(x.staging, batch), "part-000")
 	}
-	err = dest.add(t)
+	err := dest.add(t)
 	if dest != main {
 		err = errors.Join(err, dest.close())
 	}
 	if err != nil {
-		r.err = fmt.Errorf("%w of %s: %w", errWrite, s.path, err)
-		return r
+		return err
 	}
 	x.mu.Lock()
-	x.runs = append(x.runs, newRun{batch: batch, entry: entry{Key: s.key, Fingerprint: s.fingerprint, Finished: !t.Run.CutOff, RunRow: t.Run}})
+	x.runs = append(x.runs, newRun{batch: batch, entry: entry{Key: key, Fingerprint: fingerprint, Finished: !t.Run.CutOff, RunRow: t.Run}})
 	x.mu.Unlock()
+	return nil
+}
+
+// exportSession exports each run of a session stream of the harness, as
+// the lines from its run_started to its run_finished (or to what cut it
+// off) would be exported alone. A run is known by its run id (as a run
+// directory is): one the directory holds finished, or unfinished and
+// unchanged, is left out; one it holds unfinished that has changed is
+// replaced.
+func (x *exporter) exportSession(main *parts, s source, in io.Reader, opts []tablestream.Option) report {
+	r := report{src: s, session: true}
+	n := 0
+	err := splitRuns(in, func(run io.Reader) error {
+		n++
+		t, err := tablestream.Read(run, opts...)
+		if err != nil {
+			return err
+		}
+		key := "run:" + t.Run.RunID
+		if t.Run.RunID == "" {
+			key = fmt.Sprintf("%s#%d", s.key, n)
+		}
+		x.mu.Lock()
+		h, ok := x.held[key]
+		switch {
+		case ok && (h.Finished || h.Fingerprint == s.fingerprint):
+			x.heldRuns++
+			x.mu.Unlock()
+			return nil
+		case ok:
+			x.retract = append(x.retract, h.batch)
+			delete(x.held, key)
+		}
+		x.mu.Unlock()
+		if err := x.add(main, key, s.fingerprint, t); err != nil {
+			return fmt.Errorf("%w of %s: %w", errWrite, s.path, err)
+		}
+		r.rows = append(r.rows, t.Run)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errWrite) {
+		err = fmt.Errorf("%s: %w", s.path, err)
+	}
+	r.err = err
 	return r
+}
+
+// splitRuns hands each run of a session stream to each, as the lines
+// from its run_started to its run_finished (or to the next run_started,
+// or the end), while it reads them: a run is never held whole.
+func splitRuns(in io.Reader, each func(run io.Reader) error) error {
+	dec := stream.NewDecoder(in)
+	var pw *io.PipeWriter
+	var done chan error
+	end := func() error {
+		if pw == nil {
+			return nil
+		}
+		pw.Close()
+		err := <-done
+		pw = nil
+		return err
+	}
+	for {
+		dto, err := dec.Decode()
+		if err == io.EOF {
+			return end()
+		}
+		if err != nil {
+			if _, ok := errors.AsType[*stream.LineError](err); !ok {
+				return errors.Join(err, end())
+			}
+		}
+		if _, ok := dto.(stream.RunStartedDTO); ok {
+			if err := end(); err != nil {
+				return err
+			}
+			pr, w := io.Pipe()
+			pw, done = w, make(chan error, 1)
+			go func() {
+				err := each(pr)
+				pr.CloseWithError(errors.New("the run was read"))
+				done <- err
+			}()
+		}
+		if pw == nil {
+			continue
+		}
+		if raw := dec.Raw(); len(raw) > 0 {
+			if _, err := pw.Write(append(raw[:len(raw):len(raw)], '\n')); err != nil {
+				return errors.Join(end(), err)
+			}
+		}
+		if _, ok := dto.(stream.RunFinishedDTO); ok {
+			if err := end(); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // parts is the writers of a batch's tables but runs, for one worker (or

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/sessions"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
@@ -83,4 +84,37 @@ func TestOtelUnreachableEndpoint(t *testing.T) {
 	code, _, stderr = runCmd(t, "", "otel", runFile)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, `want http/protobuf or grpc`)
+}
+
+// otel of a session stream: a trace per run, each run's root span with
+// the session as gen_ai.conversation.id; live (run --otel) the same.
+func TestOtelOfASession(t *testing.T) {
+	path := sessionFile(t, aSession)
+	for _, args := range [][]string{{"otel", path}, {"run", "--otel", "--", "cat", path}} {
+		rcv := &receiver{attrs: map[string]string{}}
+		srv := httptest.NewServer(rcv)
+		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+		code, _, stderr := runCmd(t, "", args...)
+		srv.Close()
+		require.Equal(t, 0, code, stderr)
+		rcv.mu.Lock()
+		traces, roots := map[string]int{}, 0
+		for _, s := range rcv.spans {
+			traces[string(s.TraceId)]++
+			if s.Name == "invoke_agent uagent" {
+				roots++
+				conv := ""
+				for _, kv := range s.Attributes {
+					if kv.Key == "gen_ai.conversation.id" {
+						conv = kv.GetValue().GetStringValue()
+					}
+				}
+				assert.Equal(t, sessions.ID, conv, "%v", args)
+			}
+		}
+		rcv.mu.Unlock()
+		assert.Equal(t, 2, roots, "%v: a root span per run", args)
+		assert.Len(t, traces, 2, "%v: a trace per run", args)
+	}
 }

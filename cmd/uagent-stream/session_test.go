@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream/internal/sessions"
+	"github.com/uagentkit/stream/tablestream"
 )
 
 var aSession = sessions.Options{Runs: []sessions.Run{
@@ -123,4 +125,47 @@ func TestCatASession(t *testing.T) {
 	assert.NotContains(t, stdout, "A first try", "voided text is dropped")
 	assert.Equal(t, 2, strings.Count(stdout, "assistant: I'll run the commands."), "once a run")
 	assert.Equal(t, 1, strings.Count(stdout, "answer: DONE"))
+}
+
+// export of a session stream: a runs row for each run, with the session's
+// id and the run's place in it, the same rows as each run exported alone;
+// the sessions table; a second export adds nothing, and a session that
+// grew adds only its new run.
+func TestExportASession(t *testing.T) {
+	path := sessionFile(t, aSession)
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "-o", out, path)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "exported 2 runs")
+	rows := readTable[tablestream.RunRow](t, out, "runs")
+	require.Len(t, rows, 2)
+	slices.SortFunc(rows, func(a, b tablestream.RunRow) int { return strings.Compare(a.RunID, b.RunID) })
+	for i, r := range rows {
+		assert.Equal(t, sessions.ID, r.SessionID)
+		assert.Equal(t, int64(i+1), r.SessionSeq)
+	}
+	alone := t.TempDir()
+	code, _, stderr = runCmd(t, "", append([]string{"export", "-o", alone}, runsOf(t, path)...)...)
+	require.Equal(t, 0, code, stderr)
+	want := readTable[tablestream.RunRow](t, alone, "runs")
+	slices.SortFunc(want, func(a, b tablestream.RunRow) int { return strings.Compare(a.RunID, b.RunID) })
+	for i := range want {
+		want[i].File = path
+		assert.Equal(t, norm(want[i]), norm(rows[i]), "run %d as exported alone", i+1)
+	}
+	assert.Len(t, readTable[tablestream.ToolCallRow](t, out, "tool_calls"), 3)
+	ss := readTable[tablestream.SessionRow](t, out, "sessions")
+	require.Len(t, ss, 1)
+	assert.Equal(t, int64(2), ss[0].Runs)
+
+	code, _, stderr = runCmd(t, "", "export", "-o", out, path)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "exported 0 runs to "+out+" (2 it held already)")
+
+	grown := append(sessions.Write(aSession), sessions.Write(sessions.Options{Runs: []sessions.Run{{}, {}, {Message: "three", Answer: "3"}}})...)
+	require.NoError(t, os.WriteFile(path, grown, 0o644))
+	code, _, stderr = runCmd(t, "", "export", "-o", out, path)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stderr, "exported 1 runs to "+out+" (4 it held already)")
+	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 3)
 }
