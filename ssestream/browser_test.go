@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream/internal/runs"
+	"github.com/uagentkit/stream/internal/sessions"
 	"github.com/uagentkit/stream/internal/testenv"
 )
 
@@ -144,4 +145,35 @@ func TestPageBarsAreTheReferences(t *testing.T) {
 		}
 		srv.Close()
 	}
+}
+
+// The page of a session stream of the harness: the runs in order, the
+// session's events as what they are, each streamed text gone once its
+// response's text is shown (so no text twice), the text a stream reset
+// voided marked, and the session's totals from /session.
+func TestPageOfASession(t *testing.T) {
+	ctx := testenv.Browser(t)
+	b := sessions.Write(sessions.Options{Runs: []sessions.Run{
+		{Message: "Run ls twice", Answer: "DONE", Calls: 2, Queued: true},
+		{Message: "And again?", Answer: "Again", Calls: 1, Reset: true},
+		{Message: "x", CannotStart: true},
+	}})
+	srv := httptest.NewServer(NewHandler(recorded(t, b)))
+	defer srv.Close()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
+	until(t, ctx, `document.getElementById("state").textContent.includes(" · ")`)
+	until(t, ctx, `document.getElementById("totals").textContent.includes("turns 4")`)
+	texts := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#transcript li")].map((li) => li.className + "|" + li.textContent.replace(/^[0-9.]+s/, ""))`)
+	joined := strings.Join(texts, "\n")
+	for _, want := range []string{"turn|══ run 1 · 20261001-215705-294542e3", "turn|══ run 2 · 20261001-215706-294542e3",
+		"user|queued m1: Run ls twice", "control|✓ delivered m1", "error|✗ not delivered m3: the runner could not start",
+		"error|! error: uagent exited 1 before run_started", "warning|⟳ reconnecting (attempt 1 of 5, in 500 ms): stream error",
+		"assistant streaming void|assistant ⋯ A first try (void: stream reset)", "answer|answer: DONE", "answer|answer: Again"} {
+		assert.Contains(t, texts, want, "in\n%s", joined)
+	}
+	assert.Equal(t, 2, strings.Count(joined, "assistant|assistant: I'll run the commands."), "once a run:\n%s", joined)
+	assert.NotContains(t, joined, "assistant ⋯ I'll run", "a streamed text is gone once its response's is shown")
+	assert.Equal(t, 0, browserJS[int](t, ctx, `document.querySelectorAll("#transcript li.streaming:not(.void)").length`), "every streamed text took its response's place")
+	assert.Equal(t, 2, browserJS[int](t, ctx, `document.querySelectorAll("#transcript li.void").length`), "the reset voided a text and a reasoning")
+	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), "uah session "+sessions.ID)
 }

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // The SSE event names that the server makes itself. No stream line is
@@ -36,6 +37,12 @@ const (
 	EventEnd       = "end"        // after the last line: how the run ended
 	EventLineError = "line_error" // a line that could not be read
 	EventUnknown   = "unknown"    // a line of a type the contract does not name
+	// EventLive follows a line of a session stream of the harness that
+	// replaced streamed text with its response's (step "replaced", same
+	// when the texts are the same) or voided it (step "void"), naming the
+	// streamed items: {"step","same","items":[{"item_id","part","reasoning"}]},
+	// under the line's id.
+	EventLive = "live"
 )
 
 // Defaults of a [Handler].
@@ -59,7 +66,10 @@ const TokenCookie = "uagent_stream_token"
 // UnknownDTO), else EventUnknown, so that a line can neither break the
 // framing nor pass for an event the server makes.
 func eventName(dto any) string {
-	if _, unknown := dto.(stream.UnknownDTO); unknown {
+	if u, unknown := dto.(stream.UnknownDTO); unknown {
+		if uahstream.Known(u.Type) { // the harness's, in a session stream: one of a fixed set of names
+			return u.Type
+		}
 		return EventUnknown
 	}
 	return stream.TypeOf(dto)
@@ -155,6 +165,7 @@ func NewHandler(rec *Recording, opts ...Option) *Handler {
 	h.mux.HandleFunc("GET /events", h.events)
 	h.mux.HandleFunc("GET /summary", h.summary)
 	h.mux.HandleFunc("GET /intervals", h.intervals)
+	h.mux.HandleFunc("GET /session", h.session)
 	h.mux.Handle("GET /", http.FileServerFS(sub))
 	return h
 }
@@ -177,7 +188,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // api reports the paths that programs ask for, which take ?token= as it is;
 // every other path is a page, redirected without it.
-func api(path string) bool { return path == "/events" || path == "/summary" || path == "/intervals" }
+func api(path string) bool {
+	return path == "/events" || path == "/summary" || path == "/intervals" || path == "/session"
+}
 
 // authorized checks the request's token. A page request with a valid
 // ?token= is answered with the cookie and a redirect; a request without a
@@ -218,6 +231,11 @@ func (h *Handler) valid(token string) bool {
 
 func (h *Handler) summary(w http.ResponseWriter, _ *http.Request) {
 	b, err := h.rec.summaryJSON()
+	writeJSON(w, b, err)
+}
+
+func (h *Handler) session(w http.ResponseWriter, _ *http.Request) {
+	b, err := h.rec.sessionJSON()
 	writeJSON(w, b, err)
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // Recording is the shared, append-only record of one stream's lines that a
@@ -51,9 +52,15 @@ type Recording struct {
 	turnFailures map[int]string
 	noticeLines  []int
 
-	// The JSON of /summary and /intervals, computed by the clock now.
-	now               func() time.Time
-	sumCache, ivCache cache
+	// The JSON of /summary, /intervals and /session, computed by the
+	// clock now.
+	now                         func() time.Time
+	sumCache, ivCache, sesCache cache
+
+	// A session stream of the harness (its first line session_opened):
+	// the session's fold; the record's fold is then its open (or last)
+	// run's, from that run's run_started on.
+	session *uahstream.Session
 }
 
 // mark is where an event begins in the spool, and its line's number.
@@ -112,6 +119,7 @@ func (rec *Recording) Consume(r io.Reader, opts ...stream.Option) error {
 }
 
 func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
+	live := rec.sessionAdd(dto, le)
 	// The event, as every client is sent it.
 	b := append(rec.buf[:0], "id: "...)
 	b = strconv.AppendInt(b, int64(num), 10)
@@ -133,6 +141,13 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 		b = appendData(b, raw)
 	}
 	b = append(b, "\n\n"...)
+	if live != nil { // what the line did to the streamed text, under the line's number
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, int64(num), 10)
+		b = append(b, "\nevent: "+EventLive+"\ndata: "...)
+		b = append(b, safetext.EscapeJSON(live)...)
+		b = append(b, "\n\n"...)
+	}
 	rec.buf = b[:0]
 	if len(b) > 1<<20 {
 		rec.buf = nil // a long line's buffer is not kept
@@ -156,6 +171,83 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 		rec.size += int64(len(b))
 	}
 	rec.notify()
+}
+
+// sessionAdd folds a line into the session, when the record is of one
+// (from its first line on), and returns the data of the live event the
+// line makes (what it did to the streamed text), or nil. A run_started
+// begins the record's fold again.
+func (rec *Recording) sessionAdd(dto any, le *stream.LineError) []byte {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if rec.events == 0 && le == nil {
+		if u, ok := dto.(stream.UnknownDTO); ok && u.Type == uahstream.TypeSessionOpened {
+			rec.session = new(uahstream.Session)
+		}
+	}
+	if rec.session == nil {
+		return nil
+	}
+	var err error
+	if le != nil {
+		err = le // not a nil *LineError in an error
+	} else if typed, derr := uahstream.Decode(dto); derr == nil {
+		dto = typed
+	}
+	ch := rec.session.Add(dto, err)
+	if ch.Started { // the record shows the open run, from its run_started
+		rec.fold, rec.ops, rec.turnFailures, rec.noticeLines = stream.Fold{}, nil, nil, nil
+	}
+	var items []*uahstream.Live
+	var step string
+	switch ch.LiveStep {
+	case uahstream.Replaced:
+		items, step = []*uahstream.Live{ch.Live}, "replaced"
+	case uahstream.Void:
+		items, step = ch.Voided, "void"
+	default:
+		return nil
+	}
+	type item struct {
+		ItemID    string `json:"item_id"`
+		Part      int    `json:"part"`
+		Reasoning bool   `json:"reasoning"`
+	}
+	ev := struct {
+		Step  string `json:"step"`
+		Same  bool   `json:"same"`
+		Items []item `json:"items"`
+	}{Step: step, Same: ch.Same, Items: []item{}}
+	for _, l := range items {
+		ev.Items = append(ev.Items, item{l.ItemID, l.Part, l.Reasoning})
+	}
+	b, _ := json.Marshal(ev)
+	return b
+}
+
+// sessionJSON returns what /session serves: the session's id, each run's
+// summary as /summary serves it, and the totals; for a record that is
+// not of a session, its one run.
+func (rec *Recording) sessionJSON() ([]byte, error) {
+	return rec.cached(&rec.sesCache, func(rec *Recording) ([]byte, error) {
+		out := struct {
+			SessionID string              `json:"session_id"`
+			Runs      []stream.SummaryDTO `json:"runs"`
+			Totals    *uahstream.Totals   `json:"totals,omitempty"`
+		}{Runs: []stream.SummaryDTO{}}
+		if rec.session == nil {
+			out.SessionID = rec.fold.Summary().SessionID
+			out.Runs = append(out.Runs, rec.fold.Summary())
+			return json.Marshal(out)
+		}
+		out.SessionID = rec.session.ID()
+		for _, r := range rec.session.Runs() {
+			out.Runs = append(out.Runs, r.Summary)
+		}
+		t := rec.session.Totals()
+		out.Totals = &t
+		return json.Marshal(out)
+	})
 }
 
 // opText is what /intervals shows of an operation beside its times.
@@ -207,6 +299,9 @@ func (rec *Recording) End(v *stream.Verdict) {
 	}
 	if v == nil {
 		alone := rec.fold.Verdict()
+		if rec.session != nil {
+			alone = rec.session.Verdict()
+		}
 		v = &alone
 	}
 	rec.end, _ = json.Marshal(endEvent{Ending: v.Ending.String(), Status: string(v.Status), ExitCode: v.ExitCode})
@@ -268,12 +363,14 @@ func (rec *Recording) summaryJSON() ([]byte, error) {
 	})
 }
 
-// Finished reports whether a run_finished line has been recorded. It is
-// cheap: a follower asks it at every end of the file.
+// Finished reports whether a run_finished line has been recorded: the
+// stream has ended. A session stream of the harness has no last line (no
+// closing event): for one, Finished is false. It is cheap: a follower
+// asks it at every end of the file.
 func (rec *Recording) Finished() bool {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	return rec.fold.Finished()
+	return rec.session == nil && rec.fold.Finished()
 }
 
 // state returns how many bytes of whole events the spool holds, the end

@@ -12,6 +12,9 @@ const SVG = "http://www.w3.org/2000/svg";
 const state = {
   start: null, // Date of the first line with a time, for the time column
   noticeLines: new Map(), // line number -> the notice's li, until /intervals says which lines count
+  session: null, // the session_opened of a session stream of the harness
+  runs: 0, // runs of the session so far
+  streaming: new Map(), // streamed item -> its li, until the server's live event says what took its place
 };
 
 function el(tag, cls, text) {
@@ -89,11 +92,86 @@ function meta(d) {
     row.appendChild(el("dd", "", v));
     m.appendChild(row);
   }
+  if (state.session) {
+    const s = state.session, st = s.settings || {};
+    for (const [k, v] of [["session", s.id + (s.resumed ? " (resumed)" : "")], ["engine", s.engine], ["runs", String(state.runs)]]) {
+      if (!v) continue;
+      const row = el("div");
+      row.appendChild(el("dt", "", k));
+      row.appendChild(el("dd", "", v));
+      m.appendChild(row);
+    }
+    $("title").textContent = "uah session " + (s.id || "");
+    return;
+  }
   $("title").textContent = "uagent run " + (d.run_id || "");
 }
 
+// streamKey names a streamed item: the assistant text by its item, the
+// reasoning by its item and part.
+function streamKey(reasoning, item, part) { return (reasoning ? "r:" + part + ":" : "t:") + item; }
+
+// stream appends streamed text to its item's line, made when it is new.
+function stream(reasoning, d, t) {
+  const key = streamKey(reasoning, d.item_id, d.part || 0);
+  let li = state.streaming.get(key);
+  if (!li) {
+    li = add(reasoning ? "reasoning streaming" : "assistant streaming", t,
+      [el("b", "", reasoning ? "  · " : (d.final ? "answer ⋯ " : "assistant ⋯ ")), el("span", "text", "")]);
+    state.streaming.set(key, li);
+  }
+  li.querySelector(".text").textContent += String(d.text);
+}
+
+const harness = {
+  session_opened(d) { state.session = d; meta({}); },
+  instructions_loaded(d, t) { add("control", t, ["instructions: " + (d.files || []).join(", ") + " (" + d.bytes + " bytes" + (d.truncated ? ", truncated" : "") + ")"]); },
+  input_queued(d, t) { add("user", t, [el("span", "who", "queued " + d.id + ": "), d.text]); },
+  input_sent(d, t) { add("control", t, ["sent " + (d.ids || []).join(", ")]); },
+  input_delivered(d, t) { add("control", t, ["✓ delivered " + d.id]); },
+  input_failed(d, t) { add("error", t, ["✗ not delivered " + (d.ids || []).join(", ") + ": " + d.reason]); },
+  input_withdrawn(d, t) { add("control", t, ["withdrawn " + d.id]); },
+  settings_changed(d, t) { const s = d.settings || {}; add("control", t, ["settings: " + [s.provider, s.model, s.effort && "effort " + s.effort].filter(Boolean).join(" ") + " (" + d.applied + ")"]); },
+  idle(d, t) { add("turn", t, ["── idle"]); },
+  notice(d, t) { add(d.level === "error" ? "error" : d.level === "warning" ? "warning" : "control", t, ["! " + d.level + ": " + d.message]); },
+  text_delta(d, t) { stream(false, d, t); },
+  reasoning_delta(d, t) { stream(true, d, t); },
+  stream_reset(d, t) {},
+  reconnecting(d, t) { add("warning", t, ["⟳ reconnecting (attempt " + d.attempt + " of " + d.max_attempts + ", in " + duration(d.delay_ms) + "): " + d.reason]); },
+  reconnect_ended(d, t) { add(d.ok ? "control" : "error", t, [d.ok ? "⟳ reconnected" : "✗ reconnecting gave up"]); },
+  compaction_started(d, t) { add("control", t, ["compacting (" + d.trigger + ", " + d.tokens + " tokens)"]); },
+  compacted(d, t) { add(d.error ? "error" : "control", t, [d.error ? "✗ compaction failed: " + d.error : "compacted (" + d.trigger + ")"]); },
+  web_search(d, t) { add("call", t, ["  " + (d.done ? "✓" : "⋯") + " web search: " + [d.action, d.query, d.url, d.pattern].filter(Boolean).join(" · ")]); },
+  rewound(d, t) { add("warning", t, ["rewound to " + d.message_id]); },
+};
+
+// live: the server says which streamed items a response's text took the
+// place of (their lines go: the response's line shows the text), or a
+// stream reset voided (marked so).
+function live(d) {
+  for (const it of d.items || []) {
+    const key = streamKey(it.reasoning, it.item_id, it.part || 0);
+    const li = state.streaming.get(key);
+    state.streaming.delete(key);
+    if (!li) continue;
+    if (d.step === "void") {
+      li.classList.add("void");
+      li.appendChild(el("span", "note", " (void: stream reset)"));
+    } else {
+      li.remove();
+    }
+  }
+}
+
 const handlers = {
-  run_started(d, t) { meta(d); },
+  run_started(d, t) {
+    if (state.session) {
+      state.runs++;
+      state.noticeLines = new Map(); // /intervals speaks of the open run
+      add("turn", t, ["══ run " + state.runs + " · " + (d.run_id || "")]);
+    }
+    meta(d);
+  },
   preflight_warning(d, t, line) { notice("warning", t, "! warning " + d.code + ": " + d.message, line); },
   user_message(d, t) { add("user", t, [el("span", "who", "user: "), d.text]); },
   developer_message(d, t) { add("developer", t, [el("span", "who", "developer: "), d.text]); },
@@ -187,20 +265,26 @@ async function intervals() {
   }
 }
 
-// The totals come from the server's own fold (/summary), the same
+// The totals come from the server's own fold (/summary: the run, the open
+// run of a session; /session: the session's runs added up), the same
 // arithmetic as the run's stats.
 async function totals() {
   try {
-    const res = await fetch("/summary", { cache: "no-store" });
+    const res = await fetch(state.session ? "/session" : "/summary", { cache: "no-store" });
     if (!res.ok) return;
-    const s = await res.json();
-    const st = s.stats || {};
+    const got = await res.json();
+    let s = got, st = got.stats || {};
+    if (state.session) {
+      const t = got.totals || {};
+      s = { status: (got.runs || []).length ? got.runs[got.runs.length - 1].status : "", wall_ms: t.wall_ms };
+      st = { model_ms: t.model_ms, turns: t.turns, tool_calls: t.tool_calls, tokens: t.tokens };
+    }
     const tk = st.tokens || {};
     const box = $("totals");
     box.replaceChildren();
     for (const [k, v] of [["status", s.status], ["wall", duration(s.wall_ms)], ["model", duration(st.model_ms)],
       ["tools", duration(st.tool_busy_ms)], ["turns", st.turns || 0], ["tool calls", st.tool_calls || 0],
-      ["tokens in", tk.input || 0], ["tokens out", tk.output || 0]]) {
+      ["tokens in", tk.input || 0], ["tokens out", tk.output || 0]].filter(([k]) => !state.session || k !== "tools")) {
       const item = el("span", "total");
       item.appendChild(el("b", "", k + " "));
       item.appendChild(document.createTextNode(String(v)));
@@ -232,6 +316,19 @@ function start() {
       refresh();
     });
   }
+  for (const type of Object.keys(harness)) {
+    es.addEventListener(type, (ev) => {
+      let d;
+      try { d = JSON.parse(ev.data); } catch (e) { return; }
+      const t = at(d);
+      if (t && !state.start) state.start = t;
+      harness[type](d, t, ev.lastEventId);
+      refresh();
+    });
+  }
+  es.addEventListener("live", (ev) => {
+    try { live(JSON.parse(ev.data)); } catch (e) { /* not ours */ }
+  });
   es.addEventListener("unknown", (ev) => {
     let d = {};
     try { d = JSON.parse(ev.data); } catch (e) { /* shown as is */ }
