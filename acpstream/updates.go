@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/internal/tail"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // updates turns one run's lines into session updates, taking the tool
@@ -21,6 +23,12 @@ type updates struct {
 	fold    stream.Fold
 	notices []string // each notice as it was shown, by its index
 	stop    string   // the stop of the last response that closed a turn
+
+	// A session stream of the harness (its first line session_opened):
+	// its fold, which says what streamed text each response replaces; the
+	// run's fold begins again at each run_started.
+	lines int
+	uah   *uahstream.Session
 }
 
 // text is a string from a run as the editor shows it: newlines and tabs
@@ -38,6 +46,34 @@ func (u *updates) send(up acp.SessionUpdate) {
 
 // add sends what one line of the run changed.
 func (u *updates) add(dto any, err error) {
+	if u.lines++; u.lines == 1 && err == nil {
+		if d, ok := dto.(stream.UnknownDTO); ok && d.Type == uahstream.TypeSessionOpened {
+			u.uah = new(uahstream.Session)
+		}
+	}
+	var live uahstream.Change
+	if u.uah != nil {
+		typed := dto
+		if err == nil {
+			typed, _ = uahstream.Decode(dto)
+		}
+		live = u.uah.Add(typed, err)
+		if live.Started {
+			u.fold, u.notices = stream.Fold{}, nil
+		}
+		switch d := typed.(type) {
+		case uahstream.TextDeltaDTO: // the text as the model writes it
+			u.send(acp.UpdateAgentMessageText(text(d.Text)))
+		case uahstream.ReasoningDeltaDTO:
+			u.send(acp.UpdateAgentThoughtText(text(d.Text)))
+		case uahstream.StreamResetDTO:
+			if len(live.Voided) > 0 {
+				u.send(acp.UpdateAgentMessageText("\n[uah: the text above is void: the stream was reset]\n"))
+			}
+		case uahstream.NoticeDTO:
+			u.send(acp.UpdateAgentMessageText("\n" + text("[uah "+d.Level+"] "+d.Message) + "\n"))
+		}
+	}
 	ch := u.fold.Add(dto, err)
 	if err != nil {
 		return
@@ -45,9 +81,13 @@ func (u *updates) add(dto any, err error) {
 	f := &u.fold
 	switch d := dto.(type) {
 	case stream.AssistantMessageDTO:
-		u.send(acp.UpdateAgentMessageText(text(d.Text)))
+		if rest, ok := unsent(live, d.Text); ok {
+			u.send(acp.UpdateAgentMessageText(text(rest)))
+		}
 	case stream.ReasoningDTO:
-		u.send(acp.UpdateAgentThoughtText(text(d.Text)))
+		if rest, ok := unsent(live, d.Text); ok {
+			u.send(acp.UpdateAgentThoughtText(text(rest)))
+		}
 	}
 	if ch.NoticeStep == stream.Opened {
 		n := f.Notice(ch.NoticeIndex)
@@ -84,6 +124,24 @@ func (u *updates) add(dto any, err error) {
 	}
 }
 
+// unsent is what of a response's text the editor has not been sent: all
+// of it, unless it replaces streamed text (a session stream's), which was
+// sent as it came; then what follows that text, or, when the response
+// says something else, its text on a line of its own.
+func unsent(live uahstream.Change, full string) (string, bool) {
+	if live.LiveStep != uahstream.Replaced {
+		return full, true
+	}
+	switch streamed := live.Live.Text; {
+	case live.Same:
+		return "", false
+	case strings.HasPrefix(full, streamed):
+		return full[len(streamed):], len(full) > len(streamed)
+	default:
+		return "\n" + full, true
+	}
+}
+
 // finished sends a call's last state: its detail, and the last lines of
 // its output files where they can be read.
 func (u *updates) finished(callID string, ok bool, detail, outPath, errPath string) {
@@ -115,9 +173,14 @@ func (u *updates) endNotices() {
 // turn.
 func (u *updates) lastStop() string { return u.stop }
 
-// usage is the run's token usage, as the protocol's (unstable) usage.
+// usage is the run's token usage (a session's runs added up), as the
+// protocol's (unstable) usage.
 func (u *updates) usage() *acp.Usage {
 	t := u.fold.Stats().Tokens
+	if u.uah != nil {
+		s := u.uah.Totals().Tokens
+		t = stream.Tokens{InputTokens: s.Input, CachedInputTokens: s.CachedInput, CacheWriteInputTokens: s.CacheWriteInput, OutputTokens: s.Output, ReasoningTokens: s.Reasoning}
+	}
 	cached, written, thought := int(t.CachedInputTokens), int(t.CacheWriteInputTokens), int(t.ReasoningTokens)
 	return &acp.Usage{InputTokens: int(t.InputTokens), OutputTokens: int(t.OutputTokens), CachedReadTokens: &cached,
 		CachedWriteTokens: &written, ThoughtTokens: &thought, TotalTokens: int(t.InputTokens + t.OutputTokens)}

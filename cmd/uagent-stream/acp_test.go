@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/sessions"
 	"github.com/uagentkit/stream/internal/testenv"
 )
 
@@ -333,4 +334,37 @@ func TestACPMaxTokens(t *testing.T) {
 	res, err := prompt(t.Context(), conn, id, "x")
 	require.NoError(t, err)
 	assert.Equal(t, acp.StopReasonMaxTokens, res.StopReason)
+}
+
+// A prompt whose command writes a session stream of the harness (uah run
+// --stream): the text reaches the editor as the model writes it, and the
+// response's own text, the same, is not sent again; a stream reset is
+// said; the stop and usage are the session's.
+func TestACPOnASessionStream(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(path, sessions.Write(sessions.Options{Runs: []sessions.Run{
+		{Message: "one", Answer: "DONE", Calls: 1}, {Message: "two", Answer: "Again", Reset: true}}}), 0o644))
+	conn, c, _ := acpAgentProcess(t, fakeUagent, "-replay", path)
+	id, _ := newSession(t, conn)
+	res, err := prompt(t.Context(), conn, id, "go")
+	require.NoError(t, err)
+	assert.Equal(t, acp.StopReasonEndTurn, res.StopReason)
+	require.NotNil(t, res.Usage)
+	assert.Equal(t, 3*12873, res.Usage.InputTokens, "the session's three responses")
+	var said, thought []string
+	for _, u := range c.of(id) {
+		content, _ := u["content"].(map[string]any)
+		switch u["sessionUpdate"] {
+		case "agent_message_chunk":
+			said = append(said, content["text"].(string))
+		case "agent_thought_chunk":
+			thought = append(thought, content["text"].(string))
+		}
+	}
+	all := strings.Join(said, "")
+	assert.Equal(t, 1, strings.Count(all, "I'll run the commands."), "once: streamed, not again: %q", said)
+	assert.Equal(t, 1, strings.Count(all, "DONE"), "%q", said)
+	assert.Equal(t, 1, strings.Count(all, "Again"), "%q", said)
+	assert.Contains(t, all, "A first try\n[uah: the text above is void: the stream was reset]\n")
+	assert.Equal(t, 4, strings.Count(strings.Join(thought, ""), "Thinking it over."), "each response's reasoning once, and the one a reset voided; %q", thought)
 }
