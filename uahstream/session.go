@@ -60,6 +60,8 @@ const (
 
 var stateNames = [...]string{"", "queued", "sent", "delivered", "failed", "withdrawn"}
 
+// String is the state's name: queued, sent, delivered, failed or
+// withdrawn.
 func (s MessageState) String() string {
 	if int(s) < len(stateNames) {
 		return stateNames[s]

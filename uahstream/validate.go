@@ -23,6 +23,8 @@ type Finding struct {
 	RunID string `json:"run_id,omitempty"`
 }
 
+// String is the finding as stream.Finding says it, with its run: "LINE:
+// message (rule) [run N "RUN_ID"]".
 func (f Finding) String() string {
 	if f.Run == 0 {
 		return f.Finding.String()
