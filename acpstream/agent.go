@@ -6,6 +6,13 @@
 // [Command]. It is the only code of the module that imports the ACP SDK,
 // github.com/coder/acp-go-sdk.
 //
+// A session is a uagent session: its id is a uagent session id (a UUID),
+// and each prompt's run continues it (uagent --session). With a state
+// directory ([WithStateDir]) the agent lists the saved sessions
+// (session/list), reopens one with its history replayed from its run
+// directories (session/load) or without (session/resume); the effort
+// and, with [WithModels], the model are session config options.
+//
 // Each prompt's run is read through the stream package's fold: messages
 // and reasoning become message and thought chunks, each tool call a tool
 // call whose states (pending, in progress, completed or failed) are the
@@ -27,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,13 +45,17 @@ import (
 	"github.com/uagentkit/stream/internal/safetext"
 )
 
-// Prompt is what a run is started for: the session's id and directory,
-// and the prompt's text (its text blocks, and the links of its resource
-// links, one per line).
+// Prompt is what a run is started for: the session's id (a uagent
+// session id, which the run continues: uagent --session), its directory,
+// the prompt's text (its text blocks, and the links of its resource
+// links, one per line), and the effort and model the person chose for
+// the session ("" for the command's own).
 type Prompt struct {
 	Session string
 	Cwd     string
 	Text    string
+	Effort  string
+	Model   string
 }
 
 // Run is a run started for a prompt: its lines as they arrive, then its
@@ -60,14 +72,24 @@ type Run interface {
 // connection closes.
 type Starter func(ctx context.Context, p Prompt) (Run, error)
 
-// Command returns a Starter that runs argv (such as uagent --stream) with
-// execstream.Start and opts, in the prompt's directory, with the prompt's
-// text on its standard input (uagent reads its prompt there when none is on
-// its command line). prepare, when not nil, may change the command before
-// it starts (its environment, say).
+// Command returns a Starter that runs argv (such as uagent --stream, or
+// uah run --stream) with execstream.Start and opts, in the prompt's
+// directory, with --session and the prompt's session added (so that the
+// conversation goes on: uagent and uah both take it), -e EFFORT and
+// -m MODEL when the prompt has them, and the prompt's text on its standard
+// input (uagent reads its prompt there when none is on its command line).
+// prepare, when not nil, may change the command before it starts (its
+// environment, say).
 func Command(argv []string, prepare func(*exec.Cmd), opts ...execstream.Option) Starter {
 	return func(ctx context.Context, p Prompt) (Run, error) {
-		cmd := exec.Command(argv[0], argv[1:]...)
+		args := append(slices.Clone(argv[1:]), "--session", p.Session)
+		if p.Effort != "" {
+			args = append(args, "-e", p.Effort)
+		}
+		if p.Model != "" {
+			args = append(args, "-m", p.Model)
+		}
+		cmd := exec.Command(argv[0], args...)
 		cmd.Dir = p.Cwd
 		cmd.Stdin = strings.NewReader(p.Text)
 		if prepare != nil {
@@ -81,9 +103,13 @@ func Command(argv []string, prepare func(*exec.Cmd), opts ...execstream.Option) 
 // editor connection with it. Sessions are independent, and several may
 // answer prompts at once; a session answers one prompt at a time.
 type Agent struct {
-	start Starter
-	info  acp.Implementation
-	log   io.Writer
+	start    Starter
+	info     acp.Implementation
+	log      io.Writer
+	stateDir string   // where uagent saves its runs, for session/list and session/load
+	models   []string // the models a person may choose, when given
+	effort   string   // the command's own effort, when it says
+	window   int      // the models' context window, for usage_update; 0: not sent
 
 	mu       sync.Mutex // guards conn, sessions and the sessions' fields
 	conn     *acp.AgentSideConnection
@@ -106,9 +132,29 @@ func WithInfo(name, version string) Option {
 // editor's stdout is the protocol's alone.
 func WithLog(w io.Writer) Option { return func(a *Agent) { a.log = w } }
 
+// WithStateDir sets uagent's state directory (see statedir.Dir), where
+// session/list and session/load find the saved sessions. Without it they
+// find none.
+func WithStateDir(dir string) Option { return func(a *Agent) { a.stateDir = dir } }
+
+// WithModels offers the models as a session config option (category
+// model); without it, the model is the command's.
+func WithModels(models ...string) Option { return func(a *Agent) { a.models = models } }
+
+// WithEffort says the effort the command runs with when none is chosen
+// (its own -e), shown as the effort option's current value; "high" by
+// default.
+func WithEffort(effort string) Option { return func(a *Agent) { a.effort = effort } }
+
+// WithContextWindow sets the models' context window in tokens: after each
+// model response the session is sent a usage_update (an unstable part of
+// the protocol) with the tokens in context (the response's input and
+// output) out of n. Without it none is sent.
+func WithContextWindow(n int) Option { return func(a *Agent) { a.window = n } }
+
 // New returns an Agent that starts a run with start for every prompt.
 func New(start Starter, opts ...Option) *Agent {
-	a := &Agent{start: start, info: acp.Implementation{Name: "uagentkit-stream"}, log: io.Discard,
+	a := &Agent{start: start, info: acp.Implementation{Name: "uagentkit-stream"}, log: io.Discard, effort: "high",
 		sessions: map[acp.SessionId]*session{}}
 	for _, o := range opts {
 		o(a)
@@ -116,11 +162,14 @@ func New(start Starter, opts ...Option) *Agent {
 	return a
 }
 
-// session is a session: its directory, and the prompt being answered, if
-// any.
+// session is a session: its directory, the effort and model chosen for
+// its runs ("" for the command's own), and the prompt being answered, if
+// any. Its id is a uagent session id.
 type session struct {
-	cwd    string
-	prompt *prompt
+	cwd                   string
+	effort, model         string // chosen (set_config_option)
+	lastEffort, lastModel string // of its last saved run
+	prompt                *prompt
 }
 
 // prompt is one prompt being answered: how to stop its run, and whether it
@@ -185,14 +234,17 @@ func (l logWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Initialize offers text prompts.
+// Initialize offers text prompts, session/load, and the session
+// capabilities list, resume and close.
 func (a *Agent) Initialize(context.Context, acp.InitializeRequest) (acp.InitializeResponse, error) {
 	info := a.info
 	return acp.InitializeResponse{
-		ProtocolVersion:   acp.ProtocolVersionNumber,
-		AgentCapabilities: acp.AgentCapabilities{LoadSession: false, PromptCapabilities: acp.PromptCapabilities{}},
-		AgentInfo:         &info,
-		AuthMethods:       []acp.AuthMethod{},
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{LoadSession: true, PromptCapabilities: acp.PromptCapabilities{},
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{},
+				Close: &acp.SessionCloseCapabilities{}}},
+		AgentInfo:   &info,
+		AuthMethods: []acp.AuthMethod{},
 	}, nil
 }
 
@@ -202,18 +254,28 @@ func (a *Agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 // NewSession opens a session in cwd, which must be an absolute path to a
-// directory that exists.
+// directory that exists. Its id is a new uagent session id (a random
+// UUID): every prompt's run continues that session.
 func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	if err := checkCwd(p.Cwd); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	b := make([]byte, 12)
-	rand.Read(b)
-	id := acp.SessionId("sess_" + enchex.EncodeToString(b))
+	id := acp.SessionId(newUUID())
+	s := &session{cwd: p.Cwd}
 	a.mu.Lock()
-	a.sessions[id] = &session{cwd: p.Cwd}
+	a.sessions[id] = s
+	opts := a.configOptions(s)
 	a.mu.Unlock()
-	return acp.NewSessionResponse{SessionId: id}, nil
+	return acp.NewSessionResponse{SessionId: id, ConfigOptions: opts}, nil
+}
+
+// newUUID is a random (version 4) UUID, as uagent's session ids are.
+func newUUID() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	h := enchex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // checkCwd refuses a session directory that is not an absolute path to a
@@ -295,11 +357,14 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		a.runs.Done()
 	}()
 
-	run, err := a.start(runCtx, Prompt{Session: string(p.SessionId), Cwd: s.cwd, Text: promptText(p.Prompt)})
+	a.mu.Lock()
+	effort, model := s.effort, s.model
+	a.mu.Unlock()
+	run, err := a.start(runCtx, Prompt{Session: string(p.SessionId), Cwd: s.cwd, Text: promptText(p.Prompt), Effort: effort, Model: model})
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": safetext.Human(err.Error(), 0)})
 	}
-	u := &updates{conn: conn, session: p.SessionId}
+	u := &updates{conn: conn, session: p.SessionId, window: a.window}
 	for dto, err := range run.Events() {
 		u.add(dto, err)
 	}
@@ -348,21 +413,6 @@ func (a *Agent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.
 	}
 	delete(a.sessions, p.SessionId)
 	return acp.CloseSessionResponse{}, nil
-}
-
-// ListSessions is not offered.
-func (a *Agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
-}
-
-// ResumeSession is not offered.
-func (a *Agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
-	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
-}
-
-// SetSessionConfigOption is not offered.
-func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
 }
 
 // SetSessionMode is not offered: the agent has no modes.

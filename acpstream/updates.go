@@ -24,6 +24,12 @@ type updates struct {
 	notices []string // each notice as it was shown, by its index
 	stop    string   // the stop of the last response that closed a turn
 
+	// replay: the lines are a saved run's, sent as history (session/load):
+	// its user messages too. window: the context window, for
+	// usage_update (0: none sent).
+	replay bool
+	window int
+
 	// A session stream of the harness (its first line session_opened):
 	// its fold, which says what streamed text each response replaces; the
 	// run's fold begins again at each run_started.
@@ -80,6 +86,15 @@ func (u *updates) add(dto any, err error) {
 	}
 	f := &u.fold
 	switch d := dto.(type) {
+	case stream.UserMessageDTO:
+		if u.replay {
+			u.send(acp.UpdateUserMessageText(text(d.Text)))
+		}
+	case stream.ModelRespondedDTO:
+		if u.window > 0 && !u.replay {
+			used := int(d.Usage.Input + d.Usage.Output)
+			u.send(acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{SessionUpdate: "usage_update", Used: used, Size: u.window}})
+		}
 	case stream.AssistantMessageDTO:
 		if rest, ok := unsent(live, d.Text); ok {
 			u.send(acp.UpdateAgentMessageText(text(rest)))

@@ -2,9 +2,11 @@ package statedir
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
@@ -31,5 +33,30 @@ func BenchmarkRecords(b *testing.B) {
 			}
 		}
 		require.Positive(b, n)
+	}
+}
+
+// BenchmarkSessions lists the sessions of a state directory of 10,000
+// runs (2,000 sessions of five), each run with its request.json,
+// summary.json and a short events.jsonl: what session/list of the ACP
+// agent reads.
+func BenchmarkSessions(b *testing.B) {
+	dir := b.TempDir()
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 10000 {
+		session := fmt.Sprintf("%08x-0000-4000-8000-%012x", i/5, i/5)
+		id := at.Add(time.Duration(i)*time.Minute).Format("20060102-150405-") + session[:8]
+		run := filepath.Join(dir, "runs", id)
+		require.NoError(b, os.MkdirAll(run, 0o755))
+		req := fmt.Sprintf(`{"prompt":"task %d: make the decoder faster","session_id":%q,"thinking_level":"high"}`, i, session)
+		require.NoError(b, os.WriteFile(filepath.Join(run, RequestFile), []byte(req), 0o644))
+		require.NoError(b, os.WriteFile(filepath.Join(run, EventsFile), []byte(`{"Sequence":1,"RecordedAt":"2026-11-01T00:00:00Z","Kind":"turn","Data":{"ID":"t"}}`+"\n"), 0o644))
+		require.NoError(b, stream.WriteSummaryFile(filepath.Join(run, SummaryFile), stream.SummaryDTO{V: 1, Status: "ok", RunID: id,
+			SessionID: session, Workspace: "/home/dev/demo", StartedAt: at.Add(time.Duration(i) * time.Minute), WallMS: 30000}))
+	}
+	for b.Loop() {
+		ss, problems := Sessions(dir)
+		require.Len(b, ss, 2000)
+		require.Empty(b, problems)
 	}
 }

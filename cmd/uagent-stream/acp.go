@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	enchex "encoding/hex"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/uagentkit/stream/acpstream"
 	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/statedir"
 )
 
 // cmdACP is an Agent Client Protocol agent on standard input and output
@@ -22,6 +24,9 @@ func cmdACP(e env, args []string) error {
 	fl := flags(e, "acp")
 	fl.interleave = false // what follows COMMAND is the command's own
 	grace := fl.Duration("grace", 5*time.Second, "on cancel, how long the run gets before what is left of it is killed")
+	stateDir := fl.String("state-dir", "", "uagent's state `directory`, for session/list and session/load (default: $UAGENT_STATE_DIR, else uagent's own)")
+	models := fl.String("models", "", "the models a person may choose, comma-separated (the model option; -m added to COMMAND)")
+	window := fl.Int("context-window", 0, "the models' context window in `tokens`: sends usage_update after each response (0: none)")
 	if err := fl.parse(args); err != nil {
 		return err
 	}
@@ -41,7 +46,19 @@ func cmdACP(e env, args []string) error {
 		}
 		return &reapedRun{Run: run, marker: marker, grace: *grace}, nil
 	}
-	a := acpstream.New(start, acpstream.WithInfo("uagent-stream", versionString()), acpstream.WithLog(e.stderr))
+	opts := []acpstream.Option{acpstream.WithInfo("uagent-stream", versionString()), acpstream.WithLog(e.stderr), acpstream.WithContextWindow(*window)}
+	if dir, err := statedir.Dir(*stateDir); err == nil {
+		opts = append(opts, acpstream.WithStateDir(dir))
+	}
+	if *models != "" {
+		opts = append(opts, acpstream.WithModels(strings.Split(*models, ",")...))
+	}
+	for i, a := range argv[:len(argv)-1] { // the command's own effort, shown when none is chosen
+		if a == "-e" || a == "--effort" {
+			opts = append(opts, acpstream.WithEffort(argv[i+1]))
+		}
+	}
+	a := acpstream.New(start, opts...)
 	return a.Serve(e.stdin, e.stdout)
 }
 

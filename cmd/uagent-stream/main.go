@@ -7,7 +7,7 @@
 //	uagent-stream timeline [-o OUT.svg] FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…
 //	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…
-//	uagent-stream acp [--grace D] -- COMMAND ARGS…
+//	uagent-stream acp [--grace D] [--state-dir DIR] [--models M,…] [--context-window N] -- COMMAND ARGS…
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR] [FILE|DIR…]
 //	uagent-stream otel [--content] FILE…
 //	uagent-stream convert [-o FILE] RUN_DIR
@@ -64,7 +64,7 @@ func init() {
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
 		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
-		{"acp", "[--grace D] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
+		{"acp", "[--grace D] [--state-dir DIR] [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
 		{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR] [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
 		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
 		{"convert", "[-o FILE] RUN_DIR", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},

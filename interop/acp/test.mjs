@@ -139,6 +139,57 @@ await agent(["-replay", run, "-delay", "5ms"], async (ctx, updates) => {
   });
 }
 
+// One conversation, one uagent session: two prompts run with one
+// --session, the ACP session's id; the effort chosen reaches the next run;
+// after the agent restarts, session/list shows the session with its first
+// prompt as title, session/load replays both exchanges, and a third
+// prompt continues it. The fake uagent saves its runs in the state
+// directory as uagent does (runner records), and answers with the prompts
+// of the session that came before.
+{
+  const state = mkdtempSync(join(tmpdir(), "acp-state-"));
+  const args = join(mkdtempSync(join(tmpdir(), "acp-")), "args.txt");
+  const cwd = mkdtempSync(join(tmpdir(), "acp-cwd-"));
+  process.env.UAGENT_STATE_DIR = state;
+  const said = (ups, kind) => (ups || []).filter((u) => u.sessionUpdate === kind).map((u) => u.content?.text);
+  let id;
+  await agent(["-state", "-args-to", args], async (ctx, updates) => {
+    const s = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
+    id = s.sessionId;
+    const effort = (s.configOptions || []).find((o) => o.id === "effort");
+    check("session/new offers the effort", effort?.category === "thought_level" && effort?.options?.map((o) => o.value).join() === "low,medium,high,xhigh,max", JSON.stringify(s.configOptions));
+    await prompt(ctx, id, "the first question");
+    const set = await ctx.request(methods.agent.session.setConfigOption, { sessionId: id, configId: "effort", value: "low" });
+    check("the effort is set", set.configOptions?.find((o) => o.id === "effort")?.currentValue === "low", JSON.stringify(set));
+    await prompt(ctx, id, "the second question");
+    check("the conversation goes on", said(updates.get(id), "agent_message_chunk").includes("answer to: the second question (after: the first question)"), JSON.stringify(said(updates.get(id), "agent_message_chunk")));
+  });
+  const runs = readFileSync(args, "utf8").trim().split("\n");
+  check("two prompts, one --session: the ACP session's id", runs.length === 2 && runs.every((r) => r.includes(`--session ${id}`)), JSON.stringify(runs));
+  check("the effort set to low reaches the next run", !runs[0].includes("-e low") && runs[1].endsWith("-e low"), JSON.stringify(runs));
+  await agent(["-state", "-args-to", args], async (ctx, updates) => {
+    const init = await ctx.request(methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} });
+    const caps = init.agentCapabilities || {};
+    check("initialize offers loadSession, list, resume and close", caps.loadSession === true && caps.sessionCapabilities?.list && caps.sessionCapabilities?.resume && caps.sessionCapabilities?.close, JSON.stringify(caps));
+    const list = await ctx.request(methods.agent.session.list, { cwd });
+    check("after a restart, session/list shows the session, its first prompt the title", list.sessions?.length === 1 && list.sessions[0].sessionId === id && list.sessions[0].title === "the first question" && !!list.sessions[0].updatedAt, JSON.stringify(list));
+    await ctx.request(methods.agent.session.load, { sessionId: id, cwd, mcpServers: [] });
+    const ups = updates.get(id) || [];
+    check("session/load replays the user's text", JSON.stringify(said(ups, "user_message_chunk")) === JSON.stringify(["the first question", "the second question"]), JSON.stringify(said(ups, "user_message_chunk")));
+    check("session/load replays the answers", JSON.stringify(said(ups, "agent_message_chunk")) === JSON.stringify(["answer to: the first question", "answer to: the second question (after: the first question)"]), JSON.stringify(said(ups, "agent_message_chunk")));
+    check("session/load replays the tool calls to their last state", ups.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed").length === 2, JSON.stringify(kinds(ups)));
+    await prompt(ctx, id, "the third question");
+    check("a third prompt continues the session", said(updates.get(id), "agent_message_chunk").includes("answer to: the third question (after: the first question | the second question)"), JSON.stringify(said(updates.get(id), "agent_message_chunk")));
+    try {
+      await ctx.request(methods.agent.session.load, { sessionId: "00000000-0000-4000-8000-000000000000", cwd, mcpServers: [] });
+      check("session/load of an unknown session is an error", false, "it answered");
+    } catch (e) {
+      check("session/load of an unknown session is an invalid-params error", e.code === -32602, JSON.stringify(e));
+    }
+  });
+  delete process.env.UAGENT_STATE_DIR;
+}
+
 console.log(`acp: the official client SDK drove uagent-stream acp`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -36,7 +36,28 @@ func main() {
 	prompt := flag.Bool("prompt", false, "after the first line of -replay, read a line from stdin and write it as a user_message")
 	setsid := flag.String("setsid-grandchild", "", "start `sleep 1000` in a session of its own and write its pid to this file")
 	setsidHolds := flag.Bool("setsid-holds", false, "the setsid grandchild keeps stdout open")
+	session := flag.String("session", "", "the session to continue, as uagent's --session")
+	effort := flag.String("e", "", "the effort, as uagent's -e")
+	model := flag.String("m", "", "the model, as uagent's -m")
+	argsTo := flag.String("args-to", "", "append the command line to this `file`, one line per run")
+	state := flag.Bool("state", false, "be uagent with a state directory ($UAGENT_STATE_DIR): save the run under it (runs/<run-id>/, runner records) and write its stream; fail as uagent does when the session is locked")
 	flag.Parse()
+	if *argsTo != "" {
+		f, err := os.OpenFile(*argsTo, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Fprintln(f, strings.Join(os.Args[1:], " "))
+		f.Close()
+	}
+	if *state {
+		b, _ := io.ReadAll(os.Stdin)
+		if err := saveRun(os.Getenv("UAGENT_STATE_DIR"), *session, *effort, *model, strings.TrimSpace(string(b)), os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "uagent:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if *stdinTo != "" {
 		b, _ := io.ReadAll(os.Stdin)
 		if err := os.WriteFile(*stdinTo, b, 0o644); err != nil {

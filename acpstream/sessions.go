@@ -1,0 +1,212 @@
+package acpstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/statedir"
+)
+
+// Efforts are uagent's efforts, as the effort option offers them.
+var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
+
+// listPage is how many sessions one session/list answer holds.
+const listPage = 50
+
+// ListSessions lists the sessions of the state directory that ran in cwd
+// (all of them without one), the one of the latest activity first, a
+// page at a time: each with its first prompt as its title (one line, cut
+// to 80 runes) and its last run's end as updatedAt. The cursor is the
+// index of the page's first session.
+func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	from := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(*p.Cursor)
+		if err != nil || n < 0 {
+			return out, acp.NewInvalidParams(map[string]string{"cursor": "not a cursor this agent gave"})
+		}
+		from = n
+	}
+	if a.stateDir == "" {
+		return out, nil
+	}
+	ss, problems := statedir.Sessions(a.stateDir)
+	if len(problems) > 0 {
+		a.logf("acp: session/list: %d entries of the state directory could not be read; the first: %v", len(problems), problems[0])
+	}
+	if p.Cwd != nil && *p.Cwd != "" {
+		cwd := filepath.Clean(*p.Cwd)
+		ss = slices.DeleteFunc(ss, func(s statedir.Session) bool { return filepath.Clean(s.Workspace()) != cwd })
+	}
+	for i := from; i < len(ss) && i < from+listPage; i++ {
+		s := ss[i]
+		info := acp.SessionInfo{SessionId: acp.SessionId(line(s.ID)), Cwd: line(s.Workspace())}
+		if t := s.Title(); t != "" {
+			title := line(t)
+			info.Title = &title
+		}
+		if u := s.UpdatedAt(); !u.IsZero() {
+			at := u.UTC().Format(time.RFC3339Nano)
+			info.UpdatedAt = &at
+		}
+		out.Sessions = append(out.Sessions, info)
+	}
+	if from+listPage < len(ss) {
+		next := strconv.Itoa(from + listPage)
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+// find is the saved session id of the state directory.
+func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
+	if a.stateDir == "" {
+		return statedir.Session{}, false
+	}
+	ss, _ := statedir.Sessions(a.stateDir)
+	for _, s := range ss {
+		if s.ID == string(id) {
+			return s, true
+		}
+	}
+	return statedir.Session{}, false
+}
+
+// LoadSession reopens a saved session: its history is sent as session
+// updates before the answer (each run in order: the user's messages, the
+// assistant's text and reasoning, the tool calls with their last states
+// and output tails, mapped as live updates are), then prompts continue
+// it. What could not be read of its runs is said once, marked, after
+// what could. A session the state directory does not have is an
+// invalid-params error.
+func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	if err := checkCwd(p.Cwd); err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	saved, ok := a.find(p.SessionId)
+	if !ok {
+		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]string{"sessionId": "no such session in the state directory"})
+	}
+	a.mu.Lock()
+	conn := a.conn
+	a.mu.Unlock()
+	var unread []error
+	for _, r := range saved.Runs {
+		u := &updates{conn: conn, session: p.SessionId, replay: true}
+		for e := range r.Events() {
+			if dto, ok := stream.EventToDTO(e); ok {
+				u.add(dto, nil)
+			}
+		}
+		for _, err := range r.Problems() {
+			if serious(err) {
+				unread = append(unread, err)
+			}
+		}
+	}
+	if len(unread) > 0 {
+		u := &updates{conn: conn, session: p.SessionId}
+		u.send(acp.UpdateAgentMessageText(text(fmt.Sprintf("\n[uagent-stream: %d parts of this session's saved runs could not be read; the first: %v]\n", len(unread), unread[0]))))
+	}
+	s := a.open(p.SessionId, p.Cwd, saved)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return acp.LoadSessionResponse{ConfigOptions: a.configOptions(s)}, nil
+}
+
+// serious reports a problem of a saved run that is more than the run
+// being cut off or written: a file that could not be read.
+func serious(err error) bool {
+	return !errors.Is(err, statedir.ErrNoSummary) && !errors.Is(err, statedir.ErrRunning) && !errors.Is(err, statedir.ErrWriteInProgress)
+}
+
+// open makes a session the agent answers prompts of (or returns the one
+// it has), with what its saved runs ran with.
+func (a *Agent) open(id acp.SessionId, cwd string, saved statedir.Session) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[id]
+	if s == nil {
+		s = &session{}
+		a.sessions[id] = s
+	}
+	s.cwd, s.lastEffort, s.lastModel = cwd, saved.Effort(), saved.Model()
+	return s
+}
+
+// ResumeSession continues a session without replaying its history: a
+// saved one, or any the editor names (uagent --session makes it).
+func (a *Agent) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	if err := checkCwd(p.Cwd); err != nil {
+		return acp.ResumeSessionResponse{}, err
+	}
+	saved, _ := a.find(p.SessionId)
+	s := a.open(p.SessionId, p.Cwd, saved)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return acp.ResumeSessionResponse{ConfigOptions: a.configOptions(s)}, nil
+}
+
+// SetSessionConfigOption sets the effort (one of Efforts) or the model
+// (one of WithModels) of the session's next prompts.
+func (a *Agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	v := p.ValueId
+	if v == nil {
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]string{"value": "the options are selects: a value id"})
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := a.sessions[v.SessionId]
+	switch value := string(v.Value); {
+	case s == nil:
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]string{"sessionId": "no such session"})
+	case v.ConfigId == "effort" && slices.Contains(Efforts, value):
+		s.effort = value
+	case v.ConfigId == "model" && slices.Contains(a.models, value):
+		s.model = value
+	default:
+		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]string{"configId": safetext.Human(string(v.ConfigId)+" "+value, 0) + ": not an option and value this agent offers"})
+	}
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: a.configOptions(s)}, nil
+}
+
+// configOptions are the session's options as they stand: the effort, and
+// the model when WithModels offers some. The current value is the one
+// chosen, else what the session's last saved run ran with, else the
+// command's own. Called with a.mu held.
+func (a *Agent) configOptions(s *session) []acp.SessionConfigOption {
+	effort := cmpOr(s.effort, s.lastEffort, a.effort)
+	opts := []acp.SessionConfigOption{selectOption("effort", "Effort", acp.SessionConfigOptionCategoryThoughtLevel, effort, Efforts)}
+	if len(a.models) > 0 {
+		opts = append(opts, selectOption("model", "Model", acp.SessionConfigOptionCategoryModel, cmpOr(s.model, s.lastModel, a.models[0]), a.models))
+	}
+	return opts
+}
+
+func cmpOr(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func selectOption(id, name string, category acp.SessionConfigOptionCategory, current string, values []string) acp.SessionConfigOption {
+	options := make(acp.SessionConfigSelectOptionsUngrouped, len(values))
+	for i, v := range values {
+		options[i] = acp.SessionConfigSelectOption{Name: line(v), Value: acp.SessionConfigValueId(line(v))}
+	}
+	o := acp.NewSessionConfigOptionSelect(acp.SessionConfigValueId(line(current)), acp.SessionConfigSelectOptions{Ungrouped: &options})
+	o.Select.Id, o.Select.Name, o.Select.Category = acp.SessionConfigId(id), name, &category
+	return o
+}
