@@ -8,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"reflect"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -40,6 +41,7 @@ type Decoder struct {
 	buf        []byte
 	start, end int      // unread bytes are buf[start:end]
 	scanned    int      // bytes of buf[start:end] known to hold no '\n'
+	leanLine   []byte   // a long line joined, for a lean Decoder (see take)
 	base       int64    // stream offset of buf[0]
 	rerr       error    // the reader's error, io.EOF included; sticky
 	spare      [][]byte // chunks of an earlier long line, to read into again
@@ -72,6 +74,37 @@ type pendingField struct {
 	name     []byte // the key as it is in the line, when it has no escapes
 	str      string
 	isStr    bool
+}
+
+// leanDecoders are the Decoders that Summarize and Validate read with,
+// kept with their memory (the read buffer, spare chunks, the joined long
+// line) for the next stream: a command that summarizes many runs
+// allocates them once per core, not once per run.
+var leanDecoders sync.Pool
+
+// leanDecoder returns a Decoder for the fold alone: it leaves the strings
+// the fold does not read unbuilt (parser.lean) and copies every string it
+// builds, so that no DTO holds its memory; call recycle when done.
+func leanDecoder(r io.Reader, opts []Option) *Decoder {
+	d, _ := leanDecoders.Get().(*Decoder)
+	if d == nil {
+		d = NewDecoder(r, opts...)
+	} else {
+		*d = Decoder{r: r, max: newOptions(opts).maxLine, chunk: longChunk, buf: d.buf, spare: d.spare,
+			leanLine: d.leanLine[:0], scratch: d.scratch, pending: d.pending[:0], p: parser{scratch: d.p.scratch}}
+	}
+	d.p.lean = true
+	return d
+}
+
+// recycle gives a lean Decoder back, for the next stream. Nothing it
+// decoded may be used after.
+func (d *Decoder) recycle() {
+	d.r = nil
+	if cap(d.leanLine) > 4<<20 {
+		d.leanLine = nil // a long line's memory is not kept
+	}
+	leanDecoders.Put(d)
 }
 
 // NewDecoder returns a Decoder reading from r. Of the options, it reads
@@ -208,7 +241,26 @@ func (d *Decoder) take(n, adv int) []byte {
 	d.line++
 	d.lineOff = d.base + int64(d.start) - int64(d.long)
 	line := d.buf[d.start : d.start+n]
-	if d.long > 0 {
+	switch {
+	case d.long > 0 && d.p.lean:
+		// For the fold alone (Summarize, Validate), whose Decoder copies
+		// every string it builds: the line is joined into memory the
+		// Decoder keeps for the next long line (and the next stream: see
+		// leanDecoder).
+		d.rawParts = append(d.chunks, line)
+		if cap(d.leanLine) < d.long+len(line) {
+			d.leanLine = make([]byte, 0, d.long+len(line))
+		}
+		d.leanLine = d.leanLine[:0]
+		for _, part := range d.rawParts {
+			d.leanLine = append(d.leanLine, part...)
+		}
+		line = d.leanLine
+		if cap(d.leanLine) > 1<<20 {
+			d.leanLine = nil // the memory of a line over 1 MiB is not kept
+		}
+		d.chunks, d.long = nil, 0
+	case d.long > 0:
 		// One exact-size copy, which the line's DTO then owns; the chunks
 		// are kept until the next line in case Raw is asked for after
 		// strings were unescaped in place.
@@ -447,6 +499,13 @@ func (d *Decoder) member(key []byte, keyPos, keyEnd int) *parseError {
 			pf.name = key
 		}
 		var err *parseError
+		if p.peek() == '"' && p.lean { // read again once the type is known, built only if the fold reads it
+			if end, ok := skipStringValid(p.data, p.pos); ok {
+				p.pos = end
+				d.pending = append(d.pending, pf)
+				return nil
+			}
+		}
 		if p.peek() == '"' { // decoded once: pendingString sets it
 			pf.str, err = p.str()
 			pf.isStr = err == nil

@@ -195,7 +195,8 @@ func (f *Fold) Lines() (lines, lineErrors int) { return f.lines, f.lineErrors }
 // unless the reader failed. Of the options, it reads [WithMaxLineSize].
 func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
 	var f Fold
-	dec := NewDecoder(r, opts...)
+	dec := leanDecoder(r, opts)
+	defer dec.recycle()
 	for dto, err := range dec.All() {
 		if err != nil {
 			if _, ok := errors.AsType[*LineError](err); !ok {

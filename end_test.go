@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -97,4 +98,38 @@ func TestFoldDiffComparesTheFieldsTheLineHas(t *testing.T) {
 		fields = append(fields, d.Field)
 	}
 	assert.Equal(t, []string{"stats.turns", "stats.user_messages", "answer"}, fields)
+}
+
+// FuzzLeanSummarize holds the Decoder Summarize and Validate read with
+// (lean: the strings the fold does not read are checked, not built, and
+// strings before the type read again once it is known; the Decoder taken
+// again from a pool for the next stream) to the Decoder everyone else
+// reads with: the same summary, counts, line errors and differences, for
+// any bytes; a seed has a line over 64 KiB, joined from chunks.
+func FuzzLeanSummarize(f *testing.F) {
+	f.Add([]byte(goodLine + "\n" + goodTail + "\n"))
+	f.Add([]byte(`{"v":1,"type":"tool_called","at":"2026-09-23T12:07:00Z","call_id":"c","name":"n","label":"a\u00e9\"b","arguments":"x\\"}` + "\n"))
+	f.Add([]byte(`{"arguments":"\x","at":"2026-09-23T12:07:00Z","call_id":"c","type":"tool_called","v":1}` + "\n" + `{"text":5,"type":"user_message","v":1,"at":"2026-09-23T12:07:00Z"}`))
+	f.Add([]byte(`{"text":"` + strings.Repeat(`\"é`, 30000) + `","final":true,"at":"2026-09-23T12:07:00Z","type":"assistant_message","v":1}` + "\n" + goodTail + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want Fold
+		for dto, err := range NewDecoder(bytes.NewReader(data)).All() {
+			want.Add(dto, err)
+		}
+		w := want.Recomputed()
+		for range 2 { // the second time, a Decoder from the pool
+			got, err := Summarize(bytes.NewReader(data))
+			require.NoError(t, err)
+			if d := cmp.Diff(w.Summary, got.Summary); d != "" {
+				t.Fatalf("lean summary (-everyone's +lean):\n%s", d)
+			}
+			require.Equal(t, w.Lines, got.Lines)
+			require.Equal(t, w.LineErrors, got.LineErrors)
+			require.Equal(t, len(w.FirstErrors), len(got.FirstErrors))
+			for i := range w.FirstErrors {
+				require.Equal(t, w.FirstErrors[i].Error(), got.FirstErrors[i].Error())
+			}
+			require.Equal(t, w.Diff(), got.Diff())
+		}
+	})
 }

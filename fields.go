@@ -49,6 +49,7 @@ type field struct {
 	kind      fieldKind
 	omitEmpty bool
 	identity  bool         // tagged stream:"id": required even in compatible mode
+	unread    bool         // a string the fold does not read (see unreadFields)
 	bits      int          // size of an integer field
 	sub       *structCodec // fields of a nested struct, or of a slice's elements
 	elem      reflect.Type // the elements' type of a slice of structs

@@ -94,7 +94,7 @@ import (
 // from the line the Change names.
 //
 // The ids and names in what Turn, Tool, Call and their lists return share
-// the fold's memory, which is kept in blocks of 64 KiB: a value that keeps
+// the fold's memory, which is kept in blocks of up to 64 KiB: a value that keeps
 // one after the fold is gone keeps such a block, so clone it
 // (strings.Clone) to keep it long. Stats, Summary and the rest are the
 // caller's own.

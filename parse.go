@@ -35,6 +35,10 @@ type parser struct {
 	// are unescaped in place, and the long ones share it (see aliasMin);
 	// edited records that a value was unescaped.
 	own, edited bool
+	// lean leaves the strings the fold does not read (field.unread) empty,
+	// checked but not built: for Summarize and Validate, whose answers are
+	// the fold's.
+	lean bool
 	// present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.
 	present [maxCodecs]uint64
@@ -339,6 +343,12 @@ func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 	case kindString:
 		if c != '"' {
 			break
+		}
+		if f.unread && p.lean {
+			if end, ok := skipStringValid(p.data, p.pos); ok {
+				p.pos = end
+				return nil
+			}
 		}
 		s, err := p.str()
 		if err != nil {

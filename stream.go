@@ -239,6 +239,21 @@ var kinds = []*kind{
 		func(d RunFinishedDTO) RunFinished { return RunFinished{At: d.At, Result: SummaryFromDTO(d.Summary)} }),
 }
 
+// unreadFields are the strings of each type that the fold does not read:
+// Summarize and Validate check them (their JSON type, their escapes) and
+// do not build them (see parser.lean). What the fold reads (ids, names,
+// the assistant's text, the notices' and failures' messages, stops,
+// statuses) is built.
+var unreadFields = map[string][]string{
+	TypeUserMessage:      {"text"},
+	TypeDeveloperMessage: {"text"},
+	TypeControlInput:     {"reason"},
+	TypeReasoning:        {"text"},
+	TypeToolCalled:       {"label", "arguments"},
+	TypeToolStarted:      {"label", "out_path", "err_path"},
+	TypeToolFinished:     {"label", "detail", "out_path", "err_path"},
+}
+
 // Indexes over the event table, built once.
 var (
 	kindByType  = map[string]*kind{}
@@ -250,6 +265,9 @@ func init() {
 	for i, k := range kinds {
 		k.index = i
 		k.codec = codecFor(k.dto)
+		for _, name := range unreadFields[k.typ] {
+			k.codec.fields[k.codec.byName[name]].unread = true
+		}
 		for i := range k.event.NumField() {
 			if k.event.Field(i).Type.Kind() == reflect.String {
 				k.strs = append(k.strs, i)

@@ -70,7 +70,8 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // [WithMaxLineSize].
 func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
 	v := &validator{options: newOptions(opts)}
-	dec := NewDecoder(r, opts...)
+	dec := leanDecoder(r, opts)
+	defer dec.recycle()
 	for dto, err := range dec.All() {
 		if err != nil {
 			le, ok := errors.AsType[*LineError](err)

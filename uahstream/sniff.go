@@ -21,7 +21,7 @@ var headerCodec = jsonparse.NewCodec(reflect.TypeFor[struct {
 // that line, and returns a reader of the whole of r again. The error is
 // the reader's, other than the end.
 func Sniff(r io.Reader) (io.Reader, bool, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, 4<<10) // small: the rest of r is read through it, in the reader's own sizes
 	var head []byte
 	for len(head) < sniffLimit {
 		b, err := br.ReadSlice('\n')

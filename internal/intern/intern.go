@@ -93,9 +93,14 @@ func (s *Set) write(key string) uint64 {
 	need := binary.MaxVarintLen64 + len(key)
 	n := len(s.chunks)
 	if n == 0 || cap(s.chunks[n-1])-len(s.chunks[n-1]) < need {
+		// Blocks double from 512 bytes to the chunk size, so that a small
+		// set (a short run's ids) is small.
 		size := chunk
-		if need > chunk/4 {
-			size = need
+		if n < 7 {
+			size = 512 << n
+		}
+		if need > size/4 {
+			size = max(size, need)
 		}
 		s.chunks = append(s.chunks, make([]byte, 0, size))
 		n++
