@@ -87,10 +87,14 @@ func TestOtelUnreachableEndpoint(t *testing.T) {
 }
 
 // otel of a session stream: a trace per run, each run's root span with
-// the session as gen_ai.conversation.id; live (run --otel) the same.
-func TestOtelOfASession(t *testing.T) {
+// the session as gen_ai.conversation.id (session_unix_test.go: live, with
+// run --otel, the same).
+func TestOtelOfASession(t *testing.T) { otelOfASession(t, "otel") }
+
+func otelOfASession(t *testing.T, how string) {
 	path := sessionFile(t, aSession)
-	for _, args := range [][]string{{"otel", path}, {"run", "--otel", "--", "cat", path}} {
+	args := map[string][]string{"otel": {"otel", path}, "run": {"run", "--otel", "--", "cat", path}}
+	for _, args := range [][]string{args[how]} {
 		rcv := &receiver{attrs: map[string]string{}}
 		srv := httptest.NewServer(rcv)
 		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)

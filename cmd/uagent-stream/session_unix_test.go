@@ -59,3 +59,26 @@ func TestCatFollowASession(t *testing.T) {
 	assert.Equal(t, 130, waitExit(t, cmd))
 	assert.Contains(t, out.String(), "── interrupted: the run was still going (no run_finished yet)")
 }
+
+// run of a command that writes a session stream: the outcome is the last
+// run's, with every line of the session counted; the rendering ends with
+// the session's totals.
+func TestRunASession(t *testing.T) {
+	path := sessionFile(t, sessions.Options{Runs: []sessions.Run{{Message: "one", Answer: "DONE"}, {Message: "two", Answer: "cut", CutOff: true}}})
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Count(string(b), "\n")
+	code, stdout, stderr := runCmd(t, "", "run", "--no-color", "--", "cat", path)
+	assert.Equal(t, 0, code, "the process's exit code")
+	assert.Contains(t, stderr, "uagent-stream: cat: cut_off, status error, exit 0, "+itoa(lines)+" lines", "the last run's verdict")
+	assert.Contains(t, stdout, "══ session "+sessions.ID+": 2 runs")
+	assert.Contains(t, stdout, "answer ⋯ cut\n── cut_off: no run_finished: the stream was cut off", "live, the text as it streamed")
+
+	// cat of the same, whole: what streamed without a response, at the end
+	// of its run.
+	_, stdout, _ = runCmd(t, "", "cat", "--no-color", path)
+	assert.Contains(t, stdout, "assistant (streamed, no response): cut\n          reasoning (streamed, no response): Thinking it over.\n── cut_off: no run_finished")
+}
+
+// run --otel of a command that writes a session stream: a trace per run.
+func TestRunOtelOfASession(t *testing.T) { otelOfASession(t, "run") }
