@@ -61,6 +61,19 @@ func Known(typ string) bool {
 	return ok
 }
 
+// Opens reports a session_opened (as this package's Decoder gives it, or
+// as the stream package's does, an UnknownDTO): a stream whose first line
+// it is is a session stream.
+func Opens(dto any) bool {
+	switch d := dto.(type) {
+	case SessionOpenedDTO:
+		return true
+	case stream.UnknownDTO:
+		return d.Type == TypeSessionOpened
+	}
+	return false
+}
+
 // TypeOf returns the type of a DTO: a harness type's, or what
 // stream.TypeOf says.
 func TypeOf(dto any) string {

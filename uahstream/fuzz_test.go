@@ -16,14 +16,19 @@ func FuzzSession(f *testing.F) {
 	f.Add([]byte(`{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","settings":7}` + "\n" + `{"v":1,"type":"input_sent","at":"2026-10-01T18:57:05Z","ids":[1]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var s Session
-		starts, lines := 0, 0
+		starts, lines, errs := 0, 0, 0
 		for dto, err := range NewDecoder(bytes.NewReader(b)).All() {
 			lines++
+			if err != nil {
+				errs++
+			}
 			if ch := s.Add(dto, err); ch.Started {
 				starts++
 			}
 		}
-		require.Equal(t, lines, s.Lines())
+		n, e := s.Lines()
+		require.Equal(t, lines, n)
+		require.Equal(t, errs, e)
 		require.Len(t, s.Runs(), starts)
 		_ = s.Totals()
 		first, err := Validate(bytes.NewReader(b))

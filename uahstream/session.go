@@ -15,19 +15,22 @@ import (
 // were queued, sent, delivered, failed or withdrawn; and the live text
 // the model streams before each response's authoritative message.
 //
-// Memory: the open run's fold, each ended run's summary, every message's
-// id, text and state, and the text streamed since the last response. The
-// zero Session is empty and ready. A Session is not safe for concurrent
-// use.
+// Memory: the open run's fold (or the last run's), each ended run's
+// summary, every message's id and state, and the text streamed since the
+// last response of the open run. The zero Session is empty and ready. A
+// Session is not safe for concurrent use.
 type Session struct {
 	opened     *SessionOpenedDTO
 	runs       []Run
 	fold       *stream.Fold // the open run's, nil between runs
+	last       *stream.Fold // the open run's, else the run's that ended last
 	messages   []Message
 	byID       map[string]int
 	texts      []*Live // streamed assistant text not yet replaced, oldest first
 	reasonings []*Live
+	items      int // streamed items so far, for their Index
 	lines      int
+	lineErrors int
 }
 
 // Run is one run of a session, as far as it went.
@@ -69,10 +72,11 @@ func (s MessageState) String() string {
 	return "?"
 }
 
-// Message is a message of the session.
+// Message is a message of the session (its text is input_queued's, not
+// kept).
 type Message struct {
-	ID, Text string
-	State    MessageState
+	ID    string
+	State MessageState
 	// Reason is input_failed's.
 	Reason string
 	// Run is the index in Session.Runs of the run it was sent with, or -1.
@@ -80,7 +84,10 @@ type Message struct {
 }
 
 // Live is text the model streamed: the deltas of one item, joined.
+// Index numbers the session's items from 0, in the order they began: the
+// key a view keeps an item's text by.
 type Live struct {
+	Index     int
 	ItemID    string
 	Part      int // of reasoning
 	Reasoning bool
@@ -125,6 +132,10 @@ type Change struct {
 	Delta    string
 	Same     bool
 	Voided   []*Live
+	// Unreplaced is what the run that ended here (Ended or CutOff)
+	// streamed that no response took the place of: a view that has not
+	// shown it shows it now. The items end with their run.
+	Unreplaced []*Live
 }
 
 // Add folds the next line (what a Decoder returned for it) and returns
@@ -132,6 +143,9 @@ type Change struct {
 func (s *Session) Add(dto any, err error) Change {
 	s.lines++
 	ch := Change{Run: -1, CutOff: -1, Message: -1}
+	if err != nil {
+		s.lineErrors++
+	}
 	if s.byID == nil {
 		s.byID = map[string]int{}
 	}
@@ -146,9 +160,10 @@ func (s *Session) Add(dto any, err error) Change {
 	if _, ok := dto.(stream.RunStartedDTO); ok {
 		if s.fold != nil {
 			ch.CutOff = len(s.runs) - 1
-			s.end()
+			ch.Unreplaced = s.end()
 		}
 		s.fold = new(stream.Fold)
+		s.last = s.fold
 		s.runs = append(s.runs, Run{Line: s.lines, Open: true})
 		ch.Started = true
 	}
@@ -164,7 +179,6 @@ func (s *Session) Add(dto any, err error) Change {
 		}
 	case InputQueuedDTO:
 		ch.Message = s.message(d.ID, Queued, ch.Run)
-		s.messages[ch.Message].Text = d.Text
 	case InputSentDTO:
 		for _, id := range d.IDs {
 			ch.Message = s.message(id, Sent, len(s.runs)) // the run it starts comes next
@@ -198,7 +212,7 @@ func (s *Session) Add(dto any, err error) Change {
 	case stream.RunFinishedDTO:
 		if s.fold != nil {
 			ch.Ended = true
-			s.end()
+			ch.Unreplaced = s.end()
 		}
 	}
 	return ch
@@ -213,11 +227,15 @@ func asRunLine(dto any) any {
 	return dto
 }
 
-// end closes the open run.
-func (s *Session) end() {
+// end closes the open run, and returns what it streamed that no
+// response replaced.
+func (s *Session) end() []*Live {
 	r := &s.runs[len(s.runs)-1]
 	r.Recomputed, r.Verdict, r.Open = s.fold.Recomputed(), s.fold.Verdict(), false
 	s.fold = nil
+	left := s.Pending()
+	s.texts, s.reasonings = nil, nil
+	return left
 }
 
 // message sets the state of the message id (made when it is new) and
@@ -246,7 +264,8 @@ func (s *Session) stream(items *[]*Live, id string, part int, reasoning bool, te
 			return l
 		}
 	}
-	l := &Live{ItemID: id, Part: part, Reasoning: reasoning, Text: text}
+	l := &Live{Index: s.items, ItemID: id, Part: part, Reasoning: reasoning, Text: text}
+	s.items++
 	*items = append(*items, l)
 	return l
 }
@@ -284,6 +303,10 @@ func (s *Session) Runs() []Run {
 // Fold is the open run's fold, nil between runs.
 func (s *Session) Fold() *stream.Fold { return s.fold }
 
+// Last is the fold of the open run, else of the run that ended last; nil
+// before the first run.
+func (s *Session) Last() *stream.Fold { return s.last }
+
 // Messages returns the session's messages, in the order they were first
 // named. The slice is the caller's.
 func (s *Session) Messages() []Message { return append([]Message(nil), s.messages...) }
@@ -291,17 +314,18 @@ func (s *Session) Messages() []Message { return append([]Message(nil), s.message
 // Message returns the message at index i of Messages.
 func (s *Session) Message(i int) Message { return s.messages[i] }
 
-// Pending returns the streamed text no authoritative message has taken
-// the place of yet, the assistant text first, each kind oldest first: at
-// the end of a run cut off while the model wrote, what it had written.
+// Pending returns what the open run streamed that no authoritative
+// message has taken the place of yet, the assistant text first, each kind
+// oldest first: at the end of a stream cut off while the model wrote,
+// what it had written.
 // The items are the session's, those its Changes name: read them, do not
 // change them.
 func (s *Session) Pending() []*Live {
 	return append(append([]*Live(nil), s.texts...), s.reasonings...)
 }
 
-// Lines counts the lines added.
-func (s *Session) Lines() int { return s.lines }
+// Lines counts the lines added, and of them the line errors.
+func (s *Session) Lines() (lines, lineErrors int) { return s.lines, s.lineErrors }
 
 // Totals is what a session's runs add up to.
 type Totals struct {
@@ -339,13 +363,18 @@ func (s *Session) Totals() Totals {
 // code follows the last run_finished (a session closed during a run ends
 // with the run's run_finished, status interrupted). A session without a
 // run ends as a stream with no line does.
-func (s *Session) Verdict() stream.Verdict {
-	if s.fold != nil {
-		return s.fold.Verdict()
+func (s *Session) Verdict() stream.Verdict { return s.lastFold().Verdict() }
+
+// VerdictOf is Verdict with the exit code of the process that wrote the
+// stream and why it was stopped, as stream.Fold.VerdictOf reads them: of
+// the last run.
+func (s *Session) VerdictOf(exitCode int, stop stream.Status) stream.Verdict {
+	return s.lastFold().VerdictOf(exitCode, stop)
+}
+
+func (s *Session) lastFold() *stream.Fold {
+	if s.last == nil {
+		return new(stream.Fold)
 	}
-	if len(s.runs) == 0 {
-		var f stream.Fold
-		return f.Verdict()
-	}
-	return s.runs[len(s.runs)-1].Verdict
+	return s.last
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -240,4 +241,36 @@ func TestSniff(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, c.in, string(all), "the whole stream is read again")
 	}
+}
+
+// What a run streamed that no response replaced ends with the run: the
+// line that ends it (here the next run_started) says so, and the next
+// run's first message replaces nothing of it. Items are numbered in the
+// order they began.
+func TestStreamedTextEndsWithItsRun(t *testing.T) {
+	in := strings.Join([]string{
+		`{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}`,
+		`{"v":1,"type":"run_started","at":"2026-10-01T18:57:06Z","run_id":"r1"}`,
+		`{"v":1,"type":"text_delta","at":"2026-10-01T18:57:06Z","item_id":"a","text":"left"}`,
+		`{"v":1,"type":"run_started","at":"2026-10-01T18:57:07Z","run_id":"r2"}`,
+		`{"v":1,"type":"text_delta","at":"2026-10-01T18:57:07Z","item_id":"b","text":"said"}`,
+		`{"v":1,"type":"assistant_message","at":"2026-10-01T18:57:08Z","text":"said"}`,
+		`{"v":1,"type":"assistant_message","at":"2026-10-01T18:57:08Z","text":"more"}`,
+	}, "\n")
+	var s Session
+	var got []string
+	for dto, err := range NewDecoder(strings.NewReader(in)).All() {
+		ch := s.Add(dto, err)
+		for _, l := range ch.Unreplaced {
+			got = append(got, "unreplaced "+strconv.Itoa(l.Index)+" "+l.Text)
+		}
+		if ch.LiveStep == Replaced {
+			got = append(got, "replaced "+strconv.Itoa(ch.Live.Index)+" "+ch.Live.Text)
+		}
+		if ch.LiveStep == Streamed {
+			got = append(got, "streamed "+strconv.Itoa(ch.Live.Index))
+		}
+	}
+	assert.Equal(t, []string{"streamed 0", "unreplaced 0 left", "streamed 1", "replaced 1 said"}, got)
+	assert.Empty(t, s.Pending())
 }

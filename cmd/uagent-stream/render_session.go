@@ -28,13 +28,15 @@ func (r *renderer) sessionLine(dto any, err error) {
 		}
 	}
 	ch := v.s.Add(dto, err)
+	if ch.CutOff >= 0 || ch.Ended { // what the run streamed and no response replaced, before its end
+		r.endRunText(ch.Unreplaced)
+	}
 	if ch.CutOff >= 0 { // the open run ends here, without run_finished
-		r.endRunText()
 		r.end(v.s.Runs()[ch.CutOff].Verdict)
 		r.printf("%s── run %d was cut off: the next run starts%s\n", r.pal.yellow, ch.CutOff+1, r.pal.reset)
 	}
 	if ch.Started {
-		r.endRunText()
+		r.breakLine()
 		r.reset()
 		r.fold = v.s.Fold()
 		r.printf("%s══ run %d%s\n", r.pal.bold, ch.Run+1, r.pal.reset)
@@ -47,6 +49,7 @@ func (r *renderer) sessionLine(dto any, err error) {
 	}
 	if ch.Run >= 0 && !uahstream.Known(uahstream.TypeOf(dto)) {
 		if ch.LiveStep == uahstream.Replaced && r.live && v.shown[ch.Live] {
+			delete(v.shown, ch.Live)
 			r.breakLine()
 			if ch.Same { // shown as it streamed: not again
 				r.quiet = true
@@ -93,6 +96,7 @@ func (r *renderer) harness(dto any, ch uahstream.Change) {
 		var shown bool
 		for _, l := range ch.Voided {
 			shown = shown || v.shown[l]
+			delete(v.shown, l)
 		}
 		if shown {
 			r.breakLine()
@@ -218,15 +222,14 @@ func (r *renderer) delta(ch uahstream.Change, at time.Time, final bool) {
 }
 
 // endRunText ends what streamed in the run that ends: a streamed line is
-// closed; what streamed without a response to replace it is shown, when
-// it was not as it came.
-func (r *renderer) endRunText() {
-	if r.session == nil {
-		return
-	}
+// closed; what streamed without a response to replace it (left: as the
+// session's fold says) is shown, when it was not as it came.
+func (r *renderer) endRunText(left []*uahstream.Live) {
 	r.breakLine()
-	for _, l := range r.session.s.Pending() {
-		if r.session.shown[l] || l.Reasoning && r.noReasoning {
+	for _, l := range left {
+		shown := r.session.shown[l]
+		delete(r.session.shown, l)
+		if shown || l.Reasoning && r.noReasoning {
 			continue
 		}
 		who := "assistant (streamed, no response)"
@@ -241,7 +244,7 @@ func (r *renderer) endRunText() {
 // totals of its runs.
 func (r *renderer) sessionEnd(v stream.Verdict) {
 	s := &r.session.s
-	r.endRunText()
+	r.endRunText(s.Pending())
 	if s.Fold() != nil {
 		r.end(v)
 	}

@@ -15,7 +15,6 @@ import (
 // and the lines that could not be read.
 type sessionRead struct {
 	s           uahstream.Session
-	lineErrors  int
 	firstErrors []error
 }
 
@@ -27,7 +26,6 @@ func readSession(r io.Reader) (*sessionRead, error) {
 			if _, ok := errors.AsType[*stream.LineError](err); !ok {
 				return sr, err
 			}
-			sr.lineErrors++
 			if len(sr.firstErrors) < 1000 {
 				sr.firstErrors = append(sr.firstErrors, err)
 			}
@@ -52,11 +50,12 @@ func statsOfSession(e env, name string, sr *sessionRead, check, allowErrors, sev
 	for _, le := range sr.firstErrors {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", shown, sanitize(le.Error(), false))
 	}
-	if sr.lineErrors > 0 {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d of %d lines could not be read\n", shown, sr.lineErrors, sr.s.Lines())
+	lines, lineErrors := sr.s.Lines()
+	if lineErrors > 0 {
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d of %d lines could not be read\n", shown, lineErrors, lines)
 	}
 	code := 0
-	if sr.lineErrors > 0 && !allowErrors {
+	if lineErrors > 0 && !allowErrors {
 		code = 1
 	}
 	runs := sr.s.Runs()
