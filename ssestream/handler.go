@@ -38,10 +38,12 @@ const (
 	EventLineError = "line_error" // a line that could not be read
 	EventUnknown   = "unknown"    // a line of a type the contract does not name
 	// EventLive follows a line of a session stream of the harness that
-	// replaced streamed text with its response's (step "replaced", same
-	// when the texts are the same) or voided it (step "void"), naming the
-	// streamed items: {"step","same","items":[{"item_id","part","reasoning"}]},
-	// under the line's id.
+	// streamed text (step "streamed": the delta is the line's), replaced
+	// streamed text with its response's ("replaced", same when the texts
+	// are the same), voided it ("void") or ended a run with text no
+	// response replaced ("unreplaced"), naming the session's streamed
+	// items by their number: {"step","same","items":[{"index","item_id",
+	// "part","reasoning"}]}, under the line's id.
 	EventLive = "live"
 )
 

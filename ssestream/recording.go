@@ -180,10 +180,8 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 func (rec *Recording) sessionAdd(dto any, le *stream.LineError) []byte {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if rec.events == 0 && le == nil {
-		if u, ok := dto.(stream.UnknownDTO); ok && u.Type == uahstream.TypeSessionOpened {
-			rec.session = new(uahstream.Session)
-		}
+	if rec.events == 0 && le == nil && uahstream.Opens(dto) {
+		rec.session = new(uahstream.Session)
 	}
 	if rec.session == nil {
 		return nil
@@ -198,28 +196,40 @@ func (rec *Recording) sessionAdd(dto any, le *stream.LineError) []byte {
 	if ch.Started { // the record shows the open run, from its run_started
 		rec.fold, rec.ops, rec.turnFailures, rec.noticeLines = stream.Fold{}, nil, nil, nil
 	}
-	var items []*uahstream.Live
-	var step string
-	switch ch.LiveStep {
-	case uahstream.Replaced:
-		items, step = []*uahstream.Live{ch.Live}, "replaced"
-	case uahstream.Void:
-		items, step = ch.Voided, "void"
-	default:
-		return nil
-	}
+	return liveEvent(ch)
+}
+
+// liveEvent is the data of the live event a line of a session makes:
+// which of the session's streamed items (by their number, Live.Index) a
+// delta went to, a response replaced, a reset voided, or a run ended
+// without a response; nil for a line that did none of these.
+func liveEvent(ch uahstream.Change) []byte {
 	type item struct {
+		Index     int    `json:"index"`
 		ItemID    string `json:"item_id"`
 		Part      int    `json:"part"`
 		Reasoning bool   `json:"reasoning"`
 	}
 	ev := struct {
 		Step  string `json:"step"`
-		Same  bool   `json:"same"`
+		Same  bool   `json:"same,omitempty"`
 		Items []item `json:"items"`
-	}{Step: step, Same: ch.Same, Items: []item{}}
+	}{Items: []item{}}
+	var items []*uahstream.Live
+	switch {
+	case ch.LiveStep == uahstream.Streamed:
+		items, ev.Step = []*uahstream.Live{ch.Live}, "streamed"
+	case ch.LiveStep == uahstream.Replaced:
+		items, ev.Step, ev.Same = []*uahstream.Live{ch.Live}, "replaced", ch.Same
+	case ch.LiveStep == uahstream.Void:
+		items, ev.Step = ch.Voided, "void"
+	case len(ch.Unreplaced) > 0:
+		items, ev.Step = ch.Unreplaced, "unreplaced"
+	default:
+		return nil
+	}
 	for _, l := range items {
-		ev.Items = append(ev.Items, item{l.ItemID, l.Part, l.Reasoning})
+		ev.Items = append(ev.Items, item{l.Index, l.ItemID, l.Part, l.Reasoning})
 	}
 	b, _ := json.Marshal(ev)
 	return b

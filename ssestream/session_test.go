@@ -35,14 +35,31 @@ func TestServeASession(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(ev.data), &typ))
 		assert.Equal(t, typ.Type, ev.event)
 	}
+	// every delta names its item by the session's number (the reset's
+	// voided reasoning and the one streamed after it are two items of one
+	// item_id); each response replaces the oldest of its kind
 	assert.Equal(t, []string{
-		`{"step":"replaced","same":true,"items":[{"item_id":"rs_turn-1-1","part":0,"reasoning":true}]}`,
-		`{"step":"replaced","same":true,"items":[{"item_id":"msg_turn-1-1","part":0,"reasoning":false}]}`,
-		`{"step":"replaced","same":true,"items":[{"item_id":"rs_turn-1-2","part":0,"reasoning":true}]}`,
-		`{"step":"replaced","same":true,"items":[{"item_id":"msg_turn-1-2","part":0,"reasoning":false}]}`,
-		`{"step":"void","same":false,"items":[{"item_id":"msg_void_turn-2-1","part":0,"reasoning":false},{"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
-		`{"step":"replaced","same":true,"items":[{"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
-		`{"step":"replaced","same":true,"items":[{"item_id":"msg_turn-2-1","part":0,"reasoning":false}]}`,
+		`{"step":"streamed","items":[{"index":0,"item_id":"rs_turn-1-1","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":0,"item_id":"rs_turn-1-1","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":1,"item_id":"msg_turn-1-1","part":0,"reasoning":false}]}`,
+		`{"step":"streamed","items":[{"index":1,"item_id":"msg_turn-1-1","part":0,"reasoning":false}]}`,
+		`{"step":"replaced","same":true,"items":[{"index":0,"item_id":"rs_turn-1-1","part":0,"reasoning":true}]}`,
+		`{"step":"replaced","same":true,"items":[{"index":1,"item_id":"msg_turn-1-1","part":0,"reasoning":false}]}`,
+		`{"step":"streamed","items":[{"index":2,"item_id":"rs_turn-1-2","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":2,"item_id":"rs_turn-1-2","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":3,"item_id":"msg_turn-1-2","part":0,"reasoning":false}]}`,
+		`{"step":"streamed","items":[{"index":3,"item_id":"msg_turn-1-2","part":0,"reasoning":false}]}`,
+		`{"step":"replaced","same":true,"items":[{"index":2,"item_id":"rs_turn-1-2","part":0,"reasoning":true}]}`,
+		`{"step":"replaced","same":true,"items":[{"index":3,"item_id":"msg_turn-1-2","part":0,"reasoning":false}]}`,
+		`{"step":"streamed","items":[{"index":4,"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":4,"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":5,"item_id":"msg_void_turn-2-1","part":0,"reasoning":false}]}`,
+		`{"step":"void","items":[{"index":5,"item_id":"msg_void_turn-2-1","part":0,"reasoning":false},{"index":4,"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":6,"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
+		`{"step":"streamed","items":[{"index":7,"item_id":"msg_turn-2-1","part":0,"reasoning":false}]}`,
+		`{"step":"streamed","items":[{"index":7,"item_id":"msg_turn-2-1","part":0,"reasoning":false}]}`,
+		`{"step":"replaced","same":true,"items":[{"index":6,"item_id":"rs_turn-2-1","part":0,"reasoning":true}]}`,
+		`{"step":"replaced","same":true,"items":[{"index":7,"item_id":"msg_turn-2-1","part":0,"reasoning":false}]}`,
 	}, datas(live))
 	n, _ := strconv.Atoi(live[0].id)
 	for _, ev := range events(t, srv, "/events", "Last-Event-ID", live[0].id) {
@@ -82,4 +99,24 @@ func datas(evs []sseEvent) []string {
 		out = append(out, ev.data)
 	}
 	return out
+}
+
+// A run that ends with streamed text no response replaced says so, under
+// the id of the line that ended it.
+func TestServeStreamedTextARunLeft(t *testing.T) {
+	in := `{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}` + "\n" +
+		`{"v":1,"type":"run_started","at":"2026-10-01T18:57:06Z","run_id":"r1"}` + "\n" +
+		`{"v":1,"type":"text_delta","at":"2026-10-01T18:57:06Z","item_id":"a","text":"left"}` + "\n" +
+		`{"v":1,"type":"run_started","at":"2026-10-01T18:57:07Z","run_id":"r2"}` + "\n"
+	srv := httptest.NewServer(NewHandler(recorded(t, []byte(in))))
+	defer srv.Close()
+	var live []sseEvent
+	for _, ev := range events(t, srv, "/events") {
+		if ev.event == EventLive {
+			live = append(live, ev)
+		}
+	}
+	require.Len(t, live, 2)
+	assert.Equal(t, "4", live[1].id)
+	assert.Equal(t, `{"step":"unreplaced","items":[{"index":0,"item_id":"a","part":0,"reasoning":false}]}`, live[1].data)
 }

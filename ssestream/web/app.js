@@ -14,7 +14,7 @@ const state = {
   noticeLines: new Map(), // line number -> the notice's li, until /intervals says which lines count
   session: null, // the session_opened of a session stream of the harness
   runs: 0, // runs of the session so far
-  streaming: new Map(), // streamed item -> its li, until the server's live event says what took its place
+  streaming: new Map(), // the server's number of a streamed item -> its li, until a live event says what took its place
 };
 
 function el(tag, cls, text) {
@@ -107,18 +107,21 @@ function meta(d) {
   $("title").textContent = "uagent run " + (d.run_id || "");
 }
 
-// streamKey names a streamed item: the assistant text by its item, the
-// reasoning by its item and part.
-function streamKey(reasoning, item, part) { return (reasoning ? "r:" + part + ":" : "t:") + item; }
+// delta is the text_delta or reasoning_delta line last received: the
+// server's live event after it says which streamed item it goes to.
+let delta = null;
 
-// stream appends streamed text to its item's line, made when it is new.
-function stream(reasoning, d, t) {
-  const key = streamKey(reasoning, d.item_id, d.part || 0);
-  let li = state.streaming.get(key);
+// streamed appends the last delta to its item's line (the server's item
+// number), made when the item is new.
+function streamed(it) {
+  if (!delta) return;
+  const { d, t, reasoning } = delta;
+  delta = null;
+  let li = state.streaming.get(it.index);
   if (!li) {
     li = add(reasoning ? "reasoning streaming" : "assistant streaming", t,
       [el("b", "", reasoning ? "  · " : (d.final ? "answer ⋯ " : "assistant ⋯ ")), el("span", "text", "")]);
-    state.streaming.set(key, li);
+    state.streaming.set(it.index, li);
   }
   li.querySelector(".text").textContent += String(d.text);
 }
@@ -134,8 +137,8 @@ const harness = {
   settings_changed(d, t) { const s = d.settings || {}; add("control", t, ["settings: " + [s.provider, s.model, s.effort && "effort " + s.effort].filter(Boolean).join(" ") + " (" + d.applied + ")"]); },
   idle(d, t) { add("turn", t, ["── idle"]); },
   notice(d, t) { add(d.level === "error" ? "error" : d.level === "warning" ? "warning" : "control", t, ["! " + d.level + ": " + d.message]); },
-  text_delta(d, t) { stream(false, d, t); },
-  reasoning_delta(d, t) { stream(true, d, t); },
+  text_delta(d, t) { delta = { d, t, reasoning: false }; },
+  reasoning_delta(d, t) { delta = { d, t, reasoning: true }; },
   stream_reset(d, t) {},
   reconnecting(d, t) { add("warning", t, ["⟳ reconnecting (attempt " + d.attempt + " of " + d.max_attempts + ", in " + duration(d.delay_ms) + "): " + d.reason]); },
   reconnect_ended(d, t) { add(d.ok ? "control" : "error", t, [d.ok ? "⟳ reconnected" : "✗ reconnecting gave up"]); },
@@ -145,20 +148,28 @@ const harness = {
   rewound(d, t) { add("warning", t, ["rewound to " + d.message_id]); },
 };
 
-// live: the server says which streamed items a response's text took the
-// place of (their lines go: the response's line shows the text), or a
-// stream reset voided (marked so).
+// live: the server says which streamed item a delta went to, which a
+// response's text took the place of (their lines go: the response's line
+// shows the text), which a stream reset voided (marked so), and which a
+// run ended with, no response having replaced them (kept as they are).
 function live(d) {
-  for (const it of d.items || []) {
-    const key = streamKey(it.reasoning, it.item_id, it.part || 0);
-    const li = state.streaming.get(key);
-    state.streaming.delete(key);
+  const items = d.items || [];
+  if (d.step === "streamed") {
+    if (items.length) streamed(items[0]);
+    return;
+  }
+  for (const it of items) {
+    const li = state.streaming.get(it.index);
+    state.streaming.delete(it.index);
     if (!li) continue;
     if (d.step === "void") {
       li.classList.add("void");
       li.appendChild(el("span", "note", " (void: stream reset)"));
-    } else {
+    } else if (d.step === "replaced") {
       li.remove();
+    } else {
+      li.classList.remove("streaming");
+      li.appendChild(el("span", "note", " (no response came)"));
     }
   }
 }
