@@ -52,10 +52,8 @@ func (u *updates) send(up acp.SessionUpdate) {
 
 // add sends what one line of the run changed.
 func (u *updates) add(dto any, err error) {
-	if u.lines++; u.lines == 1 && err == nil {
-		if d, ok := dto.(stream.UnknownDTO); ok && d.Type == uahstream.TypeSessionOpened {
-			u.uah = new(uahstream.Session)
-		}
+	if u.lines++; u.lines == 1 && err == nil && uahstream.Opens(dto) {
+		u.uah = new(uahstream.Session)
 	}
 	var live uahstream.Change
 	if u.uah != nil {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // Outcome is how a run ended.
@@ -73,12 +74,9 @@ type Run struct {
 	closed atomic.Bool   // the pipes were closed by force: a read error is the end
 
 	// Set by the reading goroutine before done is closed.
-	fold stream.Fold // the run's lines, for the outcome
-	// session reports a session stream of the harness; earlier and
-	// earlierErrs count the lines (and line errors) before its last run.
-	session              bool
-	earlier, earlierErrs int
-	readErr              error
+	fold    stream.Fold        // the run's lines, for the outcome
+	session *uahstream.Session // a session stream of the harness, folded instead of fold
+	readErr error
 
 	// Set for a process.
 	ctx    context.Context
@@ -361,36 +359,54 @@ func (r *Run) Close() error {
 	return err
 }
 
-// add folds a line. In a session stream of the harness (its first line a
-// session_opened), each run_started begins the fold again: the outcome is
-// the last run's, as the harness's exit code follows its last
-// run_finished.
+// add folds a line. A session stream of the harness (its first line a
+// session_opened) is folded by uahstream's Session, whose last run gives
+// the outcome, as the harness's exit code follows its last run_finished.
 func (r *Run) add(dto any, err error) {
-	if err == nil {
-		if u, ok := dto.(stream.UnknownDTO); ok && u.Type == "session_opened" && r.earlier == 0 {
-			if lines, errs := r.fold.Lines(); lines+errs == 0 {
-				r.session = true
-			}
-		}
-		if _, ok := dto.(stream.RunStartedDTO); ok && r.session {
-			lines, errs := r.fold.Lines()
-			r.earlier, r.earlierErrs = r.earlier+lines+errs, r.earlierErrs+errs
-			r.fold = stream.Fold{}
-		}
+	if lines, errs := r.fold.Lines(); err == nil && r.session == nil && lines+errs == 0 && uahstream.Opens(dto) {
+		r.session = new(uahstream.Session)
+	}
+	if r.session != nil {
+		r.session.Add(dto, err)
+		return
 	}
 	r.fold.Add(dto, err)
+}
+
+// verdicts is what gives a run's verdict: its fold, or its session's.
+type verdicts interface {
+	Verdict() stream.Verdict
+	VerdictOf(exitCode int, stop stream.Status) stream.Verdict
+}
+
+// folded is the run's fold, or, for a session stream, its session (whose
+// verdict is its last run's).
+func (r *Run) folded() verdicts {
+	if r.session != nil {
+		return r.session
+	}
+	return &r.fold
 }
 
 // outcome is what the lines say of the run, beside its verdict.
 func (r *Run) outcome(v stream.Verdict) Outcome {
 	lines, lineErrors := r.fold.Lines()
-	return Outcome{Verdict: v, Summary: r.fold.Recorded(), Lines: r.earlier + lines + lineErrors, LineErrors: r.earlierErrs + lineErrors}
+	summary := r.fold.Recorded()
+	if r.session != nil {
+		lines, lineErrors = r.session.Lines()
+		lines -= lineErrors
+		summary = nil
+		if last := r.session.Last(); last != nil {
+			summary = last.Recorded()
+		}
+	}
+	return Outcome{Verdict: v, Summary: summary, Lines: lines + lineErrors, LineErrors: lineErrors}
 }
 
 func (r *Run) processOutcome() (Outcome, error) {
 	state := r.cmd.ProcessState
 	if state == nil {
-		o := r.outcome(r.fold.VerdictOf(-1, ""))
+		o := r.outcome(r.folded().VerdictOf(-1, ""))
 		o.Stderr = r.stderr.Bytes()
 		return o, fmt.Errorf("stream: wait %s: %w", r.cmd.Path, r.waited)
 	}
@@ -402,13 +418,13 @@ func (r *Run) processOutcome() (Outcome, error) {
 	case r.ctx.Err() != nil, isStopSignal(sig):
 		stop = stream.StatusInterrupted
 	}
-	o := r.outcome(r.fold.VerdictOf(state.ExitCode(), stop))
+	o := r.outcome(r.folded().VerdictOf(state.ExitCode(), stop))
 	o.Signal, o.Stderr = sig, r.stderr.Bytes()
 	return o, r.readErr
 }
 
 func (r *Run) replayOutcome() Outcome {
-	o := r.outcome(r.fold.Verdict())
+	o := r.outcome(r.folded().Verdict())
 	o.Replayed = true
 	return o
 }

@@ -82,10 +82,8 @@ func (r *renderer) renderAll(dec *stream.Decoder) error {
 // end, once it knows the verdict.
 func (r *renderer) renderEach(events iter.Seq2[any, error]) error {
 	for dto, err := range events {
-		if r.lines++; r.lines == 1 && err == nil {
-			if u, ok := dto.(stream.UnknownDTO); ok && u.Type == uahstream.TypeSessionOpened {
-				r.session = &sessionView{shown: map[*uahstream.Live]bool{}}
-			}
+		if r.lines++; r.lines == 1 && err == nil && uahstream.Opens(dto) {
+			r.session = &sessionView{shown: map[*uahstream.Live]bool{}}
 		}
 		if r.session != nil {
 			r.sessionLine(dto, err)
