@@ -172,8 +172,15 @@ func (x *Exporter) AddEvent(e stream.Event) {
 }
 
 // Add adds one line of the run, a DTO value as the Decoder returns it.
-// Lines after run_finished, and values that are not DTOs, are ignored.
+// Lines after run_finished, and values that are not DTOs, are ignored. A
+// run_started after the run's ends its trace (as End("") would) and begins
+// the next run's: a session stream of the harness, many runs in one
+// stream, is a trace per run.
 func (x *Exporter) Add(dto any) {
+	if _, ok := dto.(stream.RunStartedDTO); ok && x.root != nil {
+		x.End("")
+		*x = Exporter{tracer: x.tracer, content: x.content}
+	}
 	if x.ended {
 		return
 	}
@@ -342,7 +349,8 @@ func (x *Exporter) End(status stream.Status) {
 	x.finish(last, cmp.Or(status, stream.StatusError), "the stream was cut off before run_finished")
 }
 
-// Export reads a recorded stream and exports it as one trace. Lines that
+// Export reads a recorded stream and exports it as one trace (a trace per
+// run of a session stream: see Exporter.Add). Lines that
 // cannot be decoded are skipped; an error of r is returned, after the spans
 // of what was read have been ended.
 func Export(r io.Reader, tp trace.TracerProvider, opts ...Option) error {

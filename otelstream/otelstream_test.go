@@ -301,3 +301,30 @@ func TestSpansAreTheReferences(t *testing.T) {
 		}
 	}
 }
+
+// A stream of many runs (a session stream of the harness) is a trace per
+// run: each run_started after the first ends the run before, cut off if
+// it had no run_finished.
+func TestARunPerTrace(t *testing.T) {
+	first := sink(t, stream.RunStarted{At: ms(0), RunID: "r1", SessionID: "s"}, stream.TurnStarted{At: ms(1), Turn: 1},
+		stream.ModelResponded{At: ms(5), Turn: 1}, stream.RunFinished{At: ms(6), Result: stream.Result{Status: stream.StatusOK}})
+	second := sink(t, stream.RunStarted{At: ms(10), RunID: "r2", SessionID: "s"}, stream.TurnStarted{At: ms(11), Turn: 1})
+	third := sink(t, stream.RunStarted{At: ms(20), RunID: "r3", SessionID: "s"})
+	spans := record(t, append(append(first, second...), third...))
+	roots := map[string]string{}
+	for _, s := range spans {
+		if s.Name() == "invoke_agent uagent" {
+			for _, kv := range s.Attributes() {
+				if kv.Key == "uagent.run_id" {
+					roots[kv.Value.AsString()] = s.SpanContext().TraceID().String()
+				}
+			}
+			if s.EndTime().After(ms(9)) && s.StartTime().Before(ms(9)) {
+				t.Errorf("the first run's root reaches into the second: %v", s.EndTime())
+			}
+		}
+	}
+	require.Len(t, roots, 3)
+	assert.NotEqual(t, roots["r1"], roots["r2"])
+	assert.NotEqual(t, roots["r2"], roots["r3"])
+}

@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/uagentkit/stream/otelstream"
-	"github.com/uagentkit/stream/uahstream"
 )
 
 // cmdOtel exports recorded runs as OpenTelemetry traces.
@@ -36,15 +34,7 @@ func cmdOtel(e env, args []string) error {
 			failed = errors.Join(failed, err)
 			continue
 		}
-		rd, session, err := uahstream.Sniff(bufio.NewReaderSize(in, 1<<20))
-		switch {
-		case err != nil:
-		case session: // a session stream of the harness: a trace per run
-			err = splitRuns(rd, func(run io.Reader) error { return otelstream.Export(run, t.tp, opts...) })
-		default:
-			err = otelstream.Export(rd, t.tp, opts...)
-		}
-		if err != nil {
+		if err := otelstream.Export(bufio.NewReaderSize(in, 1<<20), t.tp, opts...); err != nil { // a trace per run
 			failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
 		}
 		in.Close()

@@ -115,26 +115,11 @@ func (t *tracing) shutdown() error {
 	return nil
 }
 
-// liveExport exports a run live, beside it, when asked (--otel). A
-// session stream of the harness is a trace per run: each run_started
-// after the first ends the trace of the run before.
+// liveExport exports a run live, beside it, when asked (--otel); a
+// session stream, a trace per run (see otelstream.Exporter.Add).
 type liveExport struct {
-	t       *tracing
-	opts    []otelstream.Option
-	x       *otelstream.Exporter
-	started bool // a run_started was added
-}
-
-// add adds a line to the export.
-func (l *liveExport) add(dto any) {
-	if _, ok := dto.(stream.RunStartedDTO); ok {
-		if l.started {
-			l.x.End("")
-			l.x = otelstream.New(l.t.tp, l.opts...)
-		}
-		l.started = true
-	}
-	l.x.Add(dto)
+	t *tracing
+	x *otelstream.Exporter
 }
 
 func newLiveExport(e env, on, content bool) *liveExport {
@@ -150,7 +135,7 @@ func newLiveExport(e env, on, content bool) *liveExport {
 	if content {
 		opts = append(opts, otelstream.WithContent())
 	}
-	return &liveExport{t: t, opts: opts, x: otelstream.New(t.tp, opts...)}
+	return &liveExport{t: t, x: otelstream.New(t.tp, opts...)}
 }
 
 // tap passes the events through, adding each to the export.
@@ -161,7 +146,7 @@ func (l *liveExport) tap(events iter.Seq2[any, error]) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		for dto, err := range events {
 			if err == nil {
-				l.add(dto)
+				l.x.Add(dto)
 			}
 			if !yield(dto, err) {
 				return
@@ -182,7 +167,7 @@ func (l *liveExport) reader(r io.Reader) (io.Reader, func()) {
 		defer close(done)
 		for dto, err := range stream.NewDecoder(pr).All() {
 			if err == nil {
-				l.add(dto)
+				l.x.Add(dto)
 			}
 		}
 		io.Copy(io.Discard, pr)
