@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/uagentkit/stream"
 )
 
 // Session is a conversation: the runs of the state directory that share
@@ -126,30 +128,26 @@ func (s Session) Workspace() string {
 // Effort is the effort the session's last run ran with: its summary's,
 // else its request's thinking_level.
 func (s Session) Effort() string {
-	if len(s.Runs) == 0 {
-		return ""
-	}
-	r := s.Runs[len(s.Runs)-1]
-	if r.Summary != nil && r.Summary.Effort != "" {
-		return r.Summary.Effort
-	}
-	if r.Request != nil {
-		return r.Request.ThinkingLevel
-	}
-	return ""
+	return s.lastRun(func(d *stream.SummaryDTO) string { return d.Effort }, func(q *Request) string { return q.ThinkingLevel })
 }
 
-// Model is the model the session's last run used (see Effort).
+// Model is the model the session's last run used: its summary's, else its
+// request's.
 func (s Session) Model() string {
+	return s.lastRun(func(d *stream.SummaryDTO) string { return d.Model }, func(q *Request) string { return q.Model })
+}
+
+// lastRun is what the last run's summary says (of), else its request.
+func (s Session) lastRun(of func(*stream.SummaryDTO) string, orRequest func(*Request) string) string {
 	if len(s.Runs) == 0 {
 		return ""
 	}
 	r := s.Runs[len(s.Runs)-1]
-	if r.Summary != nil && r.Summary.Model != "" {
-		return r.Summary.Model
+	if r.Summary != nil && of(r.Summary) != "" {
+		return of(r.Summary)
 	}
 	if r.Request != nil {
-		return r.Request.Model
+		return orRequest(r.Request)
 	}
 	return ""
 }

@@ -93,32 +93,30 @@ func TestOtelOfASession(t *testing.T) { otelOfASession(t, "otel") }
 
 func otelOfASession(t *testing.T, how string) {
 	path := sessionFile(t, aSession)
-	args := map[string][]string{"otel": {"otel", path}, "run": {"run", "--otel", "--", "cat", path}}
-	for _, args := range [][]string{args[how]} {
-		rcv := &receiver{attrs: map[string]string{}}
-		srv := httptest.NewServer(rcv)
-		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
-		t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
-		code, _, stderr := runCmd(t, "", args...)
-		srv.Close()
-		require.Equal(t, 0, code, stderr)
-		rcv.mu.Lock()
-		traces, roots := map[string]int{}, 0
-		for _, s := range rcv.spans {
-			traces[string(s.TraceId)]++
-			if s.Name == "invoke_agent uagent" {
-				roots++
-				conv := ""
-				for _, kv := range s.Attributes {
-					if kv.Key == "gen_ai.conversation.id" {
-						conv = kv.GetValue().GetStringValue()
-					}
+	args := map[string][]string{"otel": {"otel", path}, "run": {"run", "--otel", "--", "cat", path}}[how]
+	rcv := &receiver{attrs: map[string]string{}}
+	srv := httptest.NewServer(rcv)
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "")
+	code, _, stderr := runCmd(t, "", args...)
+	srv.Close()
+	require.Equal(t, 0, code, stderr)
+	rcv.mu.Lock()
+	traces, roots := map[string]int{}, 0
+	for _, s := range rcv.spans {
+		traces[string(s.TraceId)]++
+		if s.Name == "invoke_agent uagent" {
+			roots++
+			conv := ""
+			for _, kv := range s.Attributes {
+				if kv.Key == "gen_ai.conversation.id" {
+					conv = kv.GetValue().GetStringValue()
 				}
-				assert.Equal(t, sessions.ID, conv, "%v", args)
 			}
+			assert.Equal(t, sessions.ID, conv, "%v", args)
 		}
-		rcv.mu.Unlock()
-		assert.Equal(t, 2, roots, "%v: a root span per run", args)
-		assert.Len(t, traces, 2, "%v: a trace per run", args)
 	}
+	rcv.mu.Unlock()
+	assert.Equal(t, 2, roots, "%v: a root span per run", args)
+	assert.Len(t, traces, 2, "%v: a trace per run", args)
 }
