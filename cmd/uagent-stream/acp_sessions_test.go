@@ -202,3 +202,40 @@ func mustJSON(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+// With --models the model is a config option (category model) whose
+// choice reaches the next run as -m; with --context-window each model
+// response sends a usage_update: the tokens in context of the window.
+func TestACPModelAndUsage(t *testing.T) {
+	t.Setenv("UAGENT_STATE_DIR", t.TempDir())
+	args := filepath.Join(t.TempDir(), "args.txt")
+	conn, c, _ := acpAgentWith(t, []string{"--models", "gpt-6-sol,gpt-6-mini", "--context-window", "400000"}, fakeUagent, "-args-to", args, "-replay", runFile)
+	s, err := conn.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	require.Len(t, s.ConfigOptions, 2)
+	model := s.ConfigOptions[1].Select
+	assert.Equal(t, acp.SessionConfigId("model"), model.Id)
+	assert.Equal(t, acp.SessionConfigOptionCategoryModel, *model.Category)
+	assert.Equal(t, acp.SessionConfigValueId("gpt-6-sol"), model.CurrentValue)
+	_, err = conn.SetSessionConfigOption(t.Context(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+		SessionId: s.SessionId, ConfigId: "model", Value: "gpt-6-mini"}})
+	require.NoError(t, err)
+	_, err = conn.SetSessionConfigOption(t.Context(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+		SessionId: s.SessionId, ConfigId: "model", Value: "not-offered"}})
+	require.Error(t, err, "a model the agent does not offer")
+	_, err = prompt(t.Context(), conn, s.SessionId, "x")
+	require.NoError(t, err)
+	b, err := os.ReadFile(args)
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(strings.TrimSpace(string(b)), "--session "+string(s.SessionId)+" -m gpt-6-mini"), string(b))
+
+	var used []any
+	for _, u := range c.of(s.SessionId) {
+		if u["sessionUpdate"] == "usage_update" {
+			assert.Equal(t, float64(400000), u["size"])
+			used = append(used, u["used"])
+		}
+	}
+	// testdata/run.jsonl's two responses: 554 in + 61 out, 801 in + 19 out
+	assert.Equal(t, []any{float64(615), float64(820)}, used)
+}

@@ -98,12 +98,19 @@ func (c *acpClient) WaitForTerminalExit(context.Context, acp.WaitForTerminalExit
 // reaped at the end of the test.
 func acpAgentProcess(t *testing.T, command ...string) (*acp.ClientSideConnection, *acpClient, *syncBuffer) {
 	t.Helper()
+	return acpAgentWith(t, nil, command...)
+}
+
+// acpAgentWith is acpAgentProcess with flags of acp's own.
+func acpAgentWith(t *testing.T, flags []string, command ...string) (*acp.ClientSideConnection, *acpClient, *syncBuffer) {
+	t.Helper()
 	for i, a := range command { // the runs start in the sessions' directories
 		if _, err := os.Stat(a); err == nil && !filepath.IsAbs(a) {
 			command[i], _ = filepath.Abs(a)
 		}
 	}
-	cmd := exec.Command(self(t), append([]string{"acp", "--grace", "300ms", "--"}, command...)...)
+	args := append(append([]string{"acp", "--grace", "300ms"}, flags...), "--")
+	cmd := exec.Command(self(t), append(args, command...)...)
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
