@@ -85,12 +85,12 @@ var leanDecoders sync.Pool
 // leanDecoder returns a Decoder for the fold alone: it leaves the strings
 // the fold does not read unbuilt (parser.lean) and copies every string it
 // builds, so that no DTO holds its memory; call recycle when done.
-func leanDecoder(r io.Reader, opts []Option) *Decoder {
+func leanDecoder(r io.Reader, o decoderOptions) *Decoder {
 	d, _ := leanDecoders.Get().(*Decoder)
 	if d == nil {
-		d = NewDecoder(r, opts...)
+		d = newDecoder(r, o)
 	} else {
-		*d = Decoder{r: r, max: newOptions(opts).maxLine, chunk: longChunk, buf: d.buf, spare: d.spare,
+		*d = Decoder{r: r, max: o.maxLine, chunk: longChunk, buf: d.buf, spare: d.spare,
 			leanLine: d.leanLine[:0], scratch: d.scratch, pending: d.pending[:0], p: parser{scratch: d.p.scratch}}
 	}
 	d.p.lean = true
@@ -107,11 +107,21 @@ func (d *Decoder) recycle() {
 	leanDecoders.Put(d)
 }
 
-// NewDecoder returns a Decoder reading from r. Of the options, it reads
-// [WithMaxLineSize].
-func NewDecoder(r io.Reader, opts ...Option) *Decoder {
-	d := &Decoder{r: r, max: newOptions(opts).maxLine, chunk: longChunk}
+// NewDecoder returns a Decoder reading from r.
+func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
+	o := decoderOptions{maxLine: DefaultMaxLineSize}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	return newDecoder(r, o)
+}
+
+func newDecoder(r io.Reader, o decoderOptions) *Decoder {
+	d := &Decoder{r: r, max: o.maxLine, chunk: longChunk}
 	d.scratch = make([]reflect.Value, len(kinds))
+	d.p.lean = o.foldOnly
 	return d
 }
 

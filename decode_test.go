@@ -22,7 +22,7 @@ import (
 )
 
 // decodeAll decodes a whole stream, keeping values and errors in order.
-func decodeAll(t testing.TB, r io.Reader, opts ...Option) (dtos []any, errs []error) {
+func decodeAll(t testing.TB, r io.Reader, opts ...DecoderOption) (dtos []any, errs []error) {
 	t.Helper()
 	return decodeWith(t, NewDecoder(r, opts...))
 }

@@ -63,7 +63,7 @@ func (f *Fold) Verdict() Verdict {
 	case f.recorded != nil:
 		st := Status(f.recorded.Status)
 		return Verdict{EndFinished, st, st.ExitCode()}
-	case f.lines == 0 && !f.blocked:
+	case f.decoded == 0 && !f.blocked:
 		return Verdict{EndPreflightBlocked, StatusError, ExitUsage}
 	case f.onlyStart:
 		return Verdict{EndStartFailed, StatusError, ExitError}
@@ -103,7 +103,8 @@ func (f *Fold) VerdictOf(exitCode int, stop Status) Verdict {
 }
 
 // Recomputed is a run's summary rebuilt from its stream: what [Summarize]
-// and [Fold.Recomputed] return.
+// and [Fold.Recomputed] return. It is a plain value: its fields are all
+// there is.
 type Recomputed struct {
 	// Summary has the stats and answer recomputed from the events, the
 	// identity of run_started and, when the stream has one, the status,
@@ -115,44 +116,39 @@ type Recomputed struct {
 	Summary SummaryDTO
 	// Recorded is the summary the run_finished line holds, when there is one.
 	Recorded *SummaryDTO
-	// absent are the fields Recorded's line lacks.
-	absent uint64
+	// Diff lists the fields in which Recorded's stats and answer differ
+	// from Summary's, in the order of the wire, leaving out the fields the
+	// run_finished line does not have (a v1 stream written before a field
+	// existed is not wrong about it; the Decoder notes which were absent,
+	// and a RunFinishedDTO made otherwise has them all). An absent map or
+	// list equals an empty one. Nil without run_finished.
+	Diff []Difference
 	// CutOff reports a stream that ended without run_finished.
 	CutOff bool
-	// Lines counts the lines decoded, of known and unknown types.
-	Lines int
-	// LineErrors counts the lines that could not be decoded; FirstErrors
-	// holds the first 1000 of their errors.
-	LineErrors  int
-	FirstErrors []error
-}
-
-// Diff returns the fields in which the recorded summary's stats and answer
-// differ from the recomputed ones, in the order of the wire, leaving out
-// the fields the run_finished line does not have (a v1 stream written
-// before a field existed is not wrong about it). Which fields the line has
-// is recorded by the Decoder in the RunFinishedDTO; a RunFinishedDTO made
-// otherwise has them all. It returns nil when the stream has no
-// run_finished.
-func (r Recomputed) Diff() []Difference {
-	if r.Recorded == nil {
-		return nil
-	}
-	return statsDiff(*r.Recorded, r.Summary, r.absent)
+	// Lines counts the lines the fold was given, those that could not be
+	// decoded included (a byte-order mark, reported before the line it
+	// starts, is not one); LineErrors counts those that could not be
+	// decoded (a byte-order mark included), and FirstErrors holds the
+	// first 1000 of their errors.
+	Lines, LineErrors int
+	FirstErrors       []error
 }
 
 // Recomputed returns the summary of the lines added so far; a stream
 // without run_finished so far is treated as cut off at its last line. The
 // result is the caller's.
 func (f *Fold) Recomputed() Recomputed {
-	out := Recomputed{Summary: f.Summary(), Recorded: f.recorded, absent: f.absent, CutOff: f.recorded == nil,
-		Lines: f.lines, LineErrors: f.lineErrors, FirstErrors: slices.Clone(f.firstErrors)}
+	out := Recomputed{Summary: f.summary(), Recorded: f.recorded, CutOff: f.recorded == nil,
+		Lines: f.decoded + f.lineErrors - f.boms, LineErrors: f.lineErrors, FirstErrors: slices.Clone(f.firstErrors)}
+	if f.recorded != nil {
+		out.Diff = statsDiff(*f.recorded, out.Summary, f.absent)
+	}
 	return out
 }
 
-// Summary returns the run's summary recomputed from the lines so far, as
+// summary is the run's summary recomputed from the lines so far, as
 // Recomputed.Summary describes it.
-func (f *Fold) Summary() SummaryDTO {
+func (f *Fold) summary() SummaryDTO {
 	stats := f.Stats()
 	sum := SummaryToDTO(Result{Stats: stats, Answer: f.Answer()})
 	if st := f.started; st != nil {
@@ -172,30 +168,13 @@ func (f *Fold) Summary() SummaryDTO {
 	return sum
 }
 
-// Recorded returns the summary of the run_finished line, or nil before one
-// came.
-func (f *Fold) Recorded() *SummaryDTO { return f.recorded }
-
-// Diff returns the fields in which the run_finished line's summary
-// differs from what the events say: see [Recomputed.Diff].
-func (f *Fold) Diff() []Difference {
-	if f.recorded == nil {
-		return nil
-	}
-	return statsDiff(*f.recorded, f.Summary(), f.absent)
-}
-
-// Lines returns how many lines were decoded (of known and unknown types)
-// and how many could not be.
-func (f *Fold) Lines() (lines, lineErrors int) { return f.lines, f.lineErrors }
-
 // Summarize reads a stream through a [Decoder] and a [Fold] and returns its
 // summary recomputed. Lines that cannot be decoded are counted and
 // skipped; lines after run_finished are not folded. The error is nil
-// unless the reader failed. Of the options, it reads [WithMaxLineSize].
-func Summarize(r io.Reader, opts ...Option) (Recomputed, error) {
+// unless the reader failed. It reads [WithFoldOnly], whatever opts say.
+func Summarize(r io.Reader, opts ...DecoderOption) (Recomputed, error) {
 	var f Fold
-	dec := leanDecoder(r, opts)
+	dec := leanDecoder(r, newDecoderOptions(opts))
 	defer dec.recycle()
 	for dto, err := range dec.All() {
 		if err != nil {

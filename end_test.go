@@ -74,7 +74,7 @@ func TestFoldDiffComparesTheFieldsTheLineHas(t *testing.T) {
 	run := write(t, realisticRun())
 	f := foldOf(t, run)
 	require.True(t, f.Finished())
-	assert.Empty(t, f.Diff(), "the Sink's own summary agrees")
+	assert.Empty(t, f.Recomputed().Diff, "the Sink's own summary agrees")
 
 	// The recorded summary, without some fields and with others wrong.
 	last := lines(run)[len(lines(run))-1]
@@ -84,17 +84,17 @@ func TestFoldDiffComparesTheFieldsTheLineHas(t *testing.T) {
 	require.NotEqual(t, string(last), old)
 	lying := append(bytes.Join(lines(run)[:len(lines(run))-1], []byte("\n")), []byte("\n"+old+"\n")...)
 	f = foldOf(t, lying)
-	assert.Equal(t, []Difference{{"stats.turns", "7", "2"}}, f.Diff(), "user_messages and answer are absent: not compared")
+	assert.Equal(t, []Difference{{"stats.turns", "7", "2"}}, f.Recomputed().Diff, "user_messages and answer are absent: not compared")
 
 	// The same summary as a DTO made in Go: every field is there.
 	var g Fold
 	for _, e := range realisticRun()[:len(realisticRun())-1] {
 		g.AddEvent(e)
 	}
-	sum := f.Recorded()
+	sum := f.Recomputed().Recorded
 	g.Add(RunFinishedDTO{header: header{V: 1, Type: TypeRunFinished, At: t0.Add(time.Second)}, Summary: *sum}, nil)
 	var fields []string
-	for _, d := range g.Diff() {
+	for _, d := range g.Recomputed().Diff {
 		fields = append(fields, d.Field)
 	}
 	assert.Equal(t, []string{"stats.turns", "stats.user_messages", "answer"}, fields)
@@ -129,7 +129,7 @@ func FuzzLeanSummarize(f *testing.F) {
 			for i := range w.FirstErrors {
 				require.Equal(t, w.FirstErrors[i].Error(), got.FirstErrors[i].Error())
 			}
-			require.Equal(t, w.Diff(), got.Diff())
+			require.Equal(t, w.Diff, got.Diff)
 		}
 	})
 }

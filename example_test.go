@@ -131,7 +131,7 @@ func ExampleFold_Add() {
 }
 
 // A run_finished summary that the events contradict: the fold says where.
-func ExampleFold_Diff() {
+func ExampleFold_Recomputed() {
 	in := strings.NewReader(`{"v":1,"type":"run_started","at":"2026-09-23T12:00:00Z","run_id":"r1"}
 {"v":1,"type":"turn_started","at":"2026-09-23T12:00:00Z","turn":1}
 {"v":1,"type":"model_responded","at":"2026-09-23T12:00:02Z","turn":1,"duration_ms":2000,"usage":{"input":9,"output":1}}
@@ -141,7 +141,7 @@ func ExampleFold_Diff() {
 	for dto, err := range stream.NewDecoder(in).All() {
 		f.Add(dto, err)
 	}
-	for _, d := range f.Diff() { // only the fields the summary has
+	for _, d := range f.Recomputed().Diff { // only the fields the summary has
 		fmt.Println(d)
 	}
 	// Output:

@@ -3,6 +3,7 @@ package stream
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -102,18 +103,18 @@ import (
 // The zero Fold is empty and ready. A Fold is not safe for concurrent use.
 type Fold struct {
 	// The lines.
-	lines, lineErrors int
-	firstErrors       []error
-	blocked           bool // a line that could not be decoded came (a byte-order mark is not one)
-	onlyStart         bool // the lines so far are run_started, then preflight warnings
-	started           *RunStartedDTO
-	recorded          *SummaryDTO
-	absent            uint64 // the fields the recorded summary's line lacks
-	line              any    // the DTO last added, which Turn, Tool and Call read from
-	lineCall          int    // the index+1 of the call that line named, 0 for none
-	lineFinished      bool   // that line was its call's first tool_finished
-	firstAt           time.Time
-	change            Change // what the last line changed
+	decoded, lineErrors, boms int // lines decoded, lines not, and of those the byte-order marks
+	firstErrors               []error
+	blocked                   bool // a line that could not be decoded came (a byte-order mark is not one)
+	onlyStart                 bool // the lines so far are run_started, then preflight warnings
+	started                   *RunStartedDTO
+	recorded                  *SummaryDTO
+	absent                    uint64 // the fields the recorded summary's line lacks
+	line                      any    // the DTO last added, which Turn, Tool and Call read from
+	lineCall                  int    // the index+1 of the call that line named, 0 for none
+	lineFinished              bool   // that line was its call's first tool_finished
+	firstAt                   time.Time
+	change                    Change // what the last line changed
 
 	// The runner's arithmetic.
 	observed          bool
@@ -146,6 +147,30 @@ type Fold struct {
 	stopReasons                map[string]int
 	failures, errors, warnings []string
 	finalText, lastText        string
+
+	// With KeepText: what the lines said of every operation and call.
+	keepText, keepArgs bool
+	opTexts            []opText
+	callTexts          []callText
+	turnFailures       []string // each closed turn's failure, by its index
+
+	check *validator // with Check: the rules, checked as the lines come
+}
+
+// opText is what KeepText keeps of an operation: what its first start
+// said, and its closing finish's detail and paths.
+type opText struct {
+	opLine
+	detail string
+}
+
+// callText is what KeepText keeps of a call: the label of the line that
+// registered it and when; its first finish's detail and time; its first
+// tool_called's arguments (with arguments).
+type callText struct {
+	label, args, detail string
+	at, finishedAt      time.Time
+	called              bool
 }
 
 type turnRec struct {
@@ -191,7 +216,7 @@ type TurnInterval struct {
 	// The lines' own fields: TurnID is the turn_started's, while the turn
 	// is open and in the Change that closes it, which also sets the
 	// model_responded's Duration, Usage, Stop and Failure. Otherwise they
-	// are empty: the fold does not keep them.
+	// are empty, unless the fold keeps them ([Fold.KeepText]: Failure).
 	TurnID        string
 	Duration      time.Duration
 	Usage         Tokens
@@ -215,7 +240,8 @@ type ToolInterval struct {
 	// The lines' own fields. While the operation is open: the label, op
 	// type and paths of its first tool_started. In the Change that closes
 	// it, also the closing tool_finished's detail and duration, and its
-	// paths where it has them. Otherwise they are empty.
+	// paths where it has them. Otherwise they are empty, unless the fold
+	// keeps them ([Fold.KeepText]: all but Duration).
 	Label, OpType, OutPath, ErrPath, Detail string
 	Duration                                time.Duration
 }
@@ -240,7 +266,10 @@ type ToolCall struct {
 	// call's tool lines: its label, a tool_called's arguments; At, in the
 	// Change that registers the call, when it was registered; FinishedAt
 	// and Detail, in the Change of its first tool_finished, that line's.
-	// Otherwise they are zero: the fold does not keep them.
+	// Otherwise they are zero, unless the fold keeps them
+	// ([Fold.KeepText]): then Label and At are those of the line that
+	// registered the call, Detail and FinishedAt its first tool_finished's,
+	// Arguments its first tool_called's (when arguments are kept).
 	Label, Arguments, Detail string
 	At, FinishedAt           time.Time
 }
@@ -290,17 +319,22 @@ const maxKeptErrors = 1000
 // next Add, for what Turn, Tool and Call hand over of it.
 func (f *Fold) Add(dto any, err error) Change {
 	f.line, f.change, f.closedOp, f.lineCall, f.lineFinished = nil, Change{}, opLine{}, 0, false
+	if f.check != nil {
+		f.check.before(dto, err)
+	}
 	if err != nil {
 		f.lineErrors++
 		if len(f.firstErrors) < maxKeptErrors {
 			f.firstErrors = append(f.firstErrors, err)
 		}
-		if !errors.Is(err, ErrByteOrderMark) { // the line itself comes next
+		if errors.Is(err, ErrByteOrderMark) { // the line itself comes next
+			f.boms++
+		} else {
 			f.blocked, f.onlyStart = true, false
 		}
 		return f.change
 	}
-	f.lines++
+	f.decoded++
 	if f.recorded != nil {
 		return f.change
 	}
@@ -309,7 +343,7 @@ func (f *Fold) Add(dto any, err error) Change {
 		if f.started == nil {
 			f.started = &d
 		}
-		f.onlyStart = f.lines == 1 && !f.blocked
+		f.onlyStart = f.decoded == 1 && !f.blocked
 	case PreflightWarningDTO:
 	case RunFinishedDTO:
 		f.onlyStart = false
@@ -416,6 +450,9 @@ func (f *Fold) event(e Event) {
 			ch.TurnStep, ch.TurnIndex = Closed, len(f.model)
 			f.model = append(f.model, iv)
 			f.turnOpen = false
+			if f.keepText {
+				f.turnFailures = append(f.turnFailures, e.Failure)
+			}
 		}
 		if e.Stop != "" && e.Stop != StopComplete {
 			if f.stopReasons == nil {
@@ -429,11 +466,20 @@ func (f *Fold) event(e Event) {
 	case ToolCalled:
 		at := f.instant(e.At)
 		f.observe(at)
-		f.register(e.CallID, e.Name)
+		call := f.register(e.CallID, e.Name)
+		if f.keepText {
+			t := f.keepCall(call, e.Label, e.At)
+			if f.keepArgs && !t.called {
+				t.args, t.called = e.Arguments, true
+			}
+		}
 	case ToolStarted:
 		at := f.instant(e.At)
 		f.observe(at)
 		call := f.register(e.CallID, e.Name)
+		if f.keepText {
+			f.keepCall(call, e.Label, e.At)
+		}
 		i, added := f.opKeys.Index(e.OpID)
 		if !added {
 			return
@@ -446,10 +492,20 @@ func (f *Fold) event(e Event) {
 			f.opLines = map[int]opLine{}
 		}
 		f.opLines[i] = opLine{label: e.Label, opType: e.OpType, outPath: e.OutPath, errPath: e.ErrPath}
+		if f.keepText {
+			f.opTexts = append(f.opTexts, opText{opLine: f.opLines[i]})
+		}
 	case ToolFinished:
 		at := f.instant(e.At)
 		f.observe(at)
-		c := &f.calls[f.register(e.CallID, e.Name)]
+		call := f.register(e.CallID, e.Name)
+		c := &f.calls[call]
+		if f.keepText {
+			t := f.keepCall(call, e.Label, e.At)
+			if c.flags&callFinished == 0 {
+				t.detail, t.finishedAt = e.Detail, e.At
+			}
+		}
 		if !e.OK && c.flags&callFailed == 0 {
 			c.flags |= callFailed
 			f.failed++
@@ -470,6 +526,10 @@ func (f *Fold) event(e Event) {
 			ch.ToolStep, ch.ToolIndex = Closed, i
 			f.closedOp = f.opLines[i]
 			delete(f.opLines, i)
+			if f.keepText {
+				t := &f.opTexts[i]
+				t.detail, t.outPath, t.errPath = e.Detail, cmp.Or(e.OutPath, t.outPath), cmp.Or(e.ErrPath, t.errPath)
+			}
 		}
 	case AssistantMessage:
 		f.observe(f.instant(e.At))
@@ -491,6 +551,39 @@ func (f *Fold) event(e Event) {
 		f.errors = append(f.errors, e.Message)
 		f.notice(TypeRunnerError, "", e.Message, e.At)
 	}
+}
+
+// keepCall returns what KeepText keeps of call, made by the line that
+// registered it.
+func (f *Fold) keepCall(call int, label string, at time.Time) *callText {
+	if call == len(f.callTexts) {
+		f.callTexts = append(f.callTexts, callText{label: label, at: at})
+	}
+	return &f.callTexts[call]
+}
+
+// KeepText makes the fold keep what the lines say of every operation and
+// call (their labels, op types, paths, details, and when each call was
+// registered and first finished; with arguments, each call's first
+// tool_called arguments) and each turn's failure, so that [Fold.Tool],
+// [Fold.Call] and [Fold.Turn] give them
+// at any time, not only in the Change of the line that said them: for a
+// view that shows every operation once the run is over (a page, a
+// picture, table rows). It costs what they weigh. Call it before the
+// first Add.
+func (f *Fold) KeepText(arguments bool) { f.keepText, f.keepArgs = true, arguments }
+
+// Running returns the operations still open, in the order they started,
+// each run to the end as Tools gives them: what a view says is still
+// running when a run is cut off, without the closed ones. The slice is
+// the caller's.
+func (f *Fold) Running() []ToolInterval {
+	idx := slices.Sorted(maps.Keys(f.opLines))
+	out := make([]ToolInterval, len(idx))
+	for k, i := range idx {
+		out[k] = f.Tool(i)
+	}
+	return out
 }
 
 // notice counts a notice under its key: the package's one rule for them.
@@ -555,9 +648,12 @@ func (f *Fold) Turn(i int) TurnInterval {
 	}
 	r := f.model[i]
 	iv := TurnInterval{Start: f.time(r.start), End: f.time(r.end), Turn: r.turn}
-	if f.change.TurnStep == Closed && f.change.TurnIndex == i {
+	switch {
+	case f.change.TurnStep == Closed && f.change.TurnIndex == i:
 		d := f.line.(ModelRespondedDTO)
 		iv.TurnID, iv.Duration, iv.Usage, iv.Stop, iv.Failure = f.openID, ms(d.DurationMS), d.Usage.Tokens(), d.Stop, d.Failure
+	case f.keepText:
+		iv.Failure = f.turnFailures[i]
 	}
 	return iv
 }
@@ -588,6 +684,9 @@ func (f *Fold) Tool(i int) ToolInterval {
 		d, l := f.line.(ToolFinishedDTO), f.closedOp
 		iv.Label, iv.OpType, iv.OutPath, iv.ErrPath = l.label, l.opType, cmp.Or(d.OutPath, l.outPath), cmp.Or(d.ErrPath, l.errPath)
 		iv.Detail, iv.Duration = d.Detail, ms(d.DurationMS)
+	case f.keepText:
+		t := f.opTexts[i]
+		iv.Label, iv.OpType, iv.OutPath, iv.ErrPath, iv.Detail = t.label, t.opType, t.outPath, t.errPath, t.detail
 	}
 	return iv
 }
@@ -608,6 +707,10 @@ func (f *Fold) Call(i int) ToolCall {
 	c := ToolCall{CallID: f.callKeys.Key(i), Name: f.names.Key(int(r.name)), Turn: int(r.turn), Ops: int(r.ops),
 		Failed: r.flags&callFailed != 0, Finished: r.flags&callFinished != 0, OK: r.flags&callOK != 0}
 	if f.lineCall != i+1 {
+		if f.keepText {
+			t := f.callTexts[i]
+			c.Label, c.Arguments, c.Detail, c.At, c.FinishedAt = t.label, t.args, t.detail, t.at, t.finishedAt
+		}
 		return c
 	}
 	var at time.Time

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/uagentkit/stream/internal/check"
 	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
@@ -17,12 +16,6 @@ func init() {
 	jsonparse.Parse = parseText
 	jsonparse.Unquote = unquoteText
 	jsonparse.ErrSyntax, jsonparse.ErrFieldType, jsonparse.ErrBadTime = ErrSyntax, ErrFieldType, ErrBadTime
-	check.New = func(dec, opts any) check.Run {
-		c := &runChecker{dec: dec.(*Decoder)}
-		c.v.options = newOptions(opts.([]Option))
-		c.v.exitCode = noExitCode
-		return c
-	}
 }
 
 // parsers are the parsers parseText borrows.
@@ -87,30 +80,4 @@ func unquoteText(text []byte) (string, error) {
 		return "", &jsonparse.Error{Pos: err.pos, Err: err.err}
 	}
 	return s, nil
-}
-
-// runChecker is the validator of one run of a longer stream (see check).
-type runChecker struct {
-	v   validator
-	dec *Decoder
-}
-
-func (c *runChecker) Line(dto any, err error) {
-	if err != nil {
-		if le, ok := errors.AsType[*LineError](err); ok {
-			c.v.lineError(le)
-		}
-		return
-	}
-	c.v.line(c.dec, dto)
-}
-
-func (c *runChecker) End(base int) []check.Finding {
-	c.v.base = base
-	c.v.end()
-	out := make([]check.Finding, len(c.v.findings))
-	for i, f := range c.v.findings {
-		out[i] = check.Finding{Line: f.Line, Rule: f.Rule, Message: f.Message}
-	}
-	return out
 }

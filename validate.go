@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 )
 
@@ -34,25 +35,31 @@ const (
 // maxFindings is how many findings Validate keeps.
 const maxFindings = 10000
 
-// validator holds what the rules need to remember between lines; the rest
-// (how the stream began and ended, the operations started, the stats) is
-// the run's fold.
+// validator is a fold's checks (see Fold.Check): what the rules need to
+// remember between lines; the rest (how the stream began and ended, the
+// operations started, the stats) is the fold's.
 type validator struct {
-	options
+	validateOptions
+	dec        *Decoder
+	fold       *Fold
 	findings   []Finding
-	fold       Fold
 	finishedAt int        // line of the first run_finished
 	badFinish  *LineError // the first run_finished line that could not be decoded
-	boms       int        // line errors that are a byte-order mark, not a line
 	lastTurn   int
 	turnSeen   bool
-	base       int // lines before the run's first, when it is one run of a longer stream
+	lastLine   int // the line last checked
+	count      int // the lines checked, which number them without a Decoder
 }
 
 func (v *validator) add(line int, rule, format string, args ...any) {
-	if len(v.findings) < maxFindings {
-		v.findings = append(v.findings, Finding{Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	v.findings = appendFinding(v.findings, Finding{Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
+}
+
+func appendFinding(fs []Finding, f Finding) []Finding {
+	if len(fs) < maxFindings {
+		fs = append(fs, f)
 	}
+	return fs
 }
 
 // Validate reads a stream and reports every violation of the v1 stream
@@ -65,30 +72,66 @@ func (v *validator) add(line int, rule, format string, args ...any) {
 // identity fields (call_id of the tool events, op_id of tool_started, turn
 // of turn_started, summary of run_finished, status of a summary); a missing
 // field reads as its zero value, and a present one must have its JSON type.
-// [WithStrict] requires every field the current writer always writes. Of
-// the options, Validate reads [WithExitCode], [WithStrict] and
-// [WithMaxLineSize].
-func Validate(r io.Reader, opts ...Option) ([]Finding, error) {
-	v := &validator{options: newOptions(opts)}
-	dec := leanDecoder(r, opts)
+// [WithStrict] requires every field the current writer always writes. It
+// reads with [WithFoldOnly], whatever opts say.
+func Validate(r io.Reader, opts ...ValidateOption) ([]Finding, error) {
+	var f Fold
+	dec := leanDecoder(r, newDecoderOptions(opts))
 	defer dec.recycle()
+	f.Check(dec, opts...)
 	for dto, err := range dec.All() {
 		if err != nil {
-			le, ok := errors.AsType[*LineError](err)
-			if !ok {
-				return v.findings, err
+			if _, ok := errors.AsType[*LineError](err); !ok {
+				return f.check.findings, err
 			}
-			v.lineError(le)
-			continue
 		}
-		v.line(dec, dto)
+		f.Add(dto, err)
 	}
-	v.end()
-	return v.findings, nil
+	return f.Findings(), nil
+}
+
+// Check makes the fold check each line it is given, before it folds it,
+// by every rule [Validate] checks: dec is the Decoder that reads the
+// lines, and each line must be added right after dec decoded it (the
+// checks read its number and which fields it had). With dec nil, the
+// lines are DTOs made from events (every field there), numbered in the
+// order they are added. [Fold.Findings] says what was found. Call it
+// before the first Add. A session's checks check each of its runs so,
+// with the session's line numbers.
+func (f *Fold) Check(dec *Decoder, opts ...ValidateOption) {
+	f.check = &validator{validateOptions: newValidateOptions(opts), dec: dec, fold: f}
+}
+
+// Findings returns the violations found so far, in line order, then
+// those of the stream's end, as if it ended after the last line added:
+// how it ended, and its run_finished summary against its events. It is
+// nil without [Fold.Check]. At most 10000 are kept; the slice is the
+// caller's.
+func (f *Fold) Findings() []Finding {
+	if f.check == nil {
+		return nil
+	}
+	return f.check.end(slices.Clone(f.check.findings))
 }
 
 // first reports whether the next line is the stream's first.
-func (v *validator) first() bool { return v.fold.lines == 0 && !v.fold.blocked }
+func (v *validator) first() bool { return v.fold.decoded == 0 && !v.fold.blocked }
+
+// before checks a line before the fold takes it.
+func (v *validator) before(dto any, err error) {
+	v.count++
+	v.lastLine = v.count
+	if v.dec != nil {
+		v.lastLine = v.dec.Line()
+	}
+	if err != nil {
+		if le, ok := errors.AsType[*LineError](err); ok {
+			v.lineError(le)
+		}
+		return
+	}
+	v.line(dto)
+}
 
 // lineError checks a line that could not be decoded.
 func (v *validator) lineError(le *LineError) {
@@ -97,22 +140,18 @@ func (v *validator) lineError(le *LineError) {
 		rule = RuleVersion
 	}
 	v.add(le.Line, rule, "%s", le.detail())
-	switch {
-	case errors.Is(le, ErrByteOrderMark): // the line itself comes next
-		v.boms++
-	case v.first():
+	if !errors.Is(le, ErrByteOrderMark) && v.first() { // after a byte-order mark, the line itself comes next
 		v.add(le.Line, RuleFirst, "the first line could not be read, want run_started")
 	}
 	if le.Type == TypeRunFinished && v.badFinish == nil {
 		v.badFinish = le
 	}
-	v.fold.Add(nil, le)
 }
 
 // line checks a decoded line: where it stands, its required fields, the
-// rules of its type; then folds it.
-func (v *validator) line(dec *Decoder, dto any) {
-	line := dec.Line()
+// rules of its type.
+func (v *validator) line(dto any) {
+	line := v.lastLine
 	typ := TypeOf(dto)
 	if v.first() && typ != TypeRunStarted {
 		v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
@@ -120,8 +159,8 @@ func (v *validator) line(dec *Decoder, dto any) {
 	if v.finishedAt != 0 {
 		v.add(line, RuleFinished, "%s after run_finished (line %d): run_finished must be the last line", printable(typ), v.finishedAt)
 	}
-	if _, ok := dto.(UnknownDTO); !ok {
-		for _, path := range dec.missing(kindByType[typ], v.strict) {
+	if _, ok := dto.(UnknownDTO); !ok && v.dec != nil {
+		for _, path := range v.dec.missing(kindByType[typ], v.strict) {
 			v.add(line, RuleRequired, "missing required field %q", path)
 		}
 	}
@@ -144,7 +183,6 @@ func (v *validator) line(dec *Decoder, dto any) {
 			v.add(line, RuleStatus, "status %q, want one of ok, error, timeout, interrupted, disk_limit", d.Summary.Status)
 		}
 	}
-	v.fold.Add(dto, nil)
 }
 
 // toolFinished: a tool_finished follows the tool_started of its op_id, or
@@ -179,20 +217,33 @@ func (v *validator) modelResponded(line int, d ModelRespondedDTO) {
 	}
 }
 
-// end checks the stream as a whole: how it ended, and the recorded
-// summary against the events.
-func (v *validator) end() {
-	if v.fold.Finished() {
-		for _, d := range v.fold.Diff() {
-			v.add(v.finishedAt, RuleStats, "%s", d)
+// end appends to fs what the stream as a whole gives, as if it ended
+// after the last line: how it ended, and the recorded summary against the
+// events.
+func (v *validator) end(fs []Finding) []Finding {
+	add := func(line int, rule, format string, args ...any) {
+		fs = appendFinding(fs, Finding{Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)})
+	}
+	f := v.fold
+	switch {
+	case f.Finished():
+		for _, d := range f.Recomputed().Diff {
+			add(v.finishedAt, RuleStats, "%s", d)
 		}
-		return
+	case v.badFinish != nil:
+		add(v.badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", v.badFinish.Line, v.badFinish.detail())
+	case v.exitCode != noExitCode && f.VerdictOf(v.exitCode, "").Ending != EndCutOff:
+	default:
+		switch f.Verdict().Ending {
+		case EndPreflightBlocked:
+			add(0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none")
+		case EndStartFailed:
+			add(0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so")
+		default:
+			add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", v.lastLine)
+		}
 	}
-	if v.badFinish != nil {
-		v.add(v.badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", v.badFinish.Line, v.badFinish.detail())
-		return
-	}
-	v.ended()
+	return fs
 }
 
 // printable is s as it is when every character of it is printable, else
@@ -207,23 +258,5 @@ func printable(s string) string {
 func (v *validator) optionalTurn(line, turn int) {
 	if turn < 0 {
 		v.add(line, RuleTurn, "turn %d: turns count from 1", turn)
-	}
-}
-
-// ended checks a stream without run_finished against the endings the
-// contract allows: the fold's verdict of the stream with the exit code, if
-// one was given.
-func (v *validator) ended() {
-	if v.exitCode != noExitCode && v.fold.VerdictOf(v.exitCode, "").Ending != EndCutOff {
-		return
-	}
-	switch v.fold.Verdict().Ending {
-	case EndPreflightBlocked:
-		v.add(0, RuleEnded, "no line: only a run blocked in preflight (exit 2) writes none")
-	case EndStartFailed:
-		v.add(0, RuleEnded, "the stream stops after run_started without run_finished: only a runner that could not start (exit 1) ends so")
-	default:
-		lines, errs := v.fold.Lines()
-		v.add(0, RuleFinished, "no run_finished: the stream was cut off after line %d", v.base+lines+errs-v.boms)
 	}
 }

@@ -136,7 +136,7 @@ func TestValidate(t *testing.T) {
 	})
 	for name, c := range invalidStreams(t) {
 		t.Run(name, func(t *testing.T) {
-			var opts []Option
+			var opts []ValidateOption
 			if c.strict {
 				fs, err := Validate(bytes.NewReader(c.stream))
 				require.NoError(t, err)
@@ -199,7 +199,7 @@ func TestValidateFixturesOnDisk(t *testing.T) {
 	for _, p := range paths {
 		f, err := os.Open(p)
 		require.NoError(t, err)
-		var opts []Option
+		var opts []ValidateOption
 		if filepath.Base(filepath.Dir(p)) == "invalid-strict" {
 			opts = append(opts, WithStrict())
 		}

@@ -43,6 +43,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // Prompt is what a run is started for: the session's id (a uagent
@@ -58,11 +59,13 @@ type Prompt struct {
 	Model   string
 }
 
-// Run is a run started for a prompt: its lines as they arrive, then its
-// outcome, as an execstream.Run gives them. Wait must release everything
-// the run holds.
+// Run is a run started for a prompt: its lines as they arrive, each as
+// its session folded it, then the session's end (execstream.Run.Lines);
+// its session; then its outcome. Wait must release everything the run
+// holds. *execstream.Run is one.
 type Run interface {
-	Events() iter.Seq2[any, error]
+	Lines() iter.Seq[uahstream.Line]
+	Session() *uahstream.Session
 	Wait() (execstream.Outcome, error)
 }
 
@@ -365,12 +368,11 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": safetext.Human(err.Error(), 0)})
 	}
 	u := &updates{conn: conn, session: p.SessionId, window: a.window}
-	for dto, err := range run.Events() {
-		u.add(dto, err)
+	for l := range run.Lines() {
+		u.add(l)
 	}
 	o, err := run.Wait()
-	u.endNotices()
-	usage := u.usage()
+	usage := usage(run.Session())
 	switch {
 	case pr.cancelled.Load():
 		return acp.PromptResponse{StopReason: acp.StopReasonCancelled, Usage: usage}, nil

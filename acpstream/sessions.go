@@ -10,13 +10,18 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/uahstream"
 )
 
-// Efforts are uagent's efforts, as the effort option offers them.
-var Efforts = []string{"low", "medium", "high", "xhigh", "max"}
+// efforts are uagent's efforts, as the effort option offers them (see
+// Efforts).
+var efforts = []string{"low", "medium", "high", "xhigh", "max"}
+
+// Efforts returns uagent's efforts, as the effort option offers them, in
+// order: low, medium, high, xhigh, max. The slice is the caller's.
+func Efforts() []string { return slices.Clone(efforts) }
 
 // listPage is how many sessions one session/list answer holds.
 const listPage = 50
@@ -102,10 +107,8 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 	var unread []error
 	for _, r := range saved.Runs {
 		u := &updates{conn: conn, session: p.SessionId, replay: true}
-		for e := range r.Events() {
-			if dto, ok := stream.EventToDTO(e); ok {
-				u.add(dto, nil)
-			}
+		for l := range uahstream.ReadEvents(r.Events()).Lines() {
+			u.add(l)
 		}
 		for _, err := range r.Problems() {
 			if serious(err) {
@@ -169,7 +172,7 @@ func (a *Agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfig
 	switch value := string(v.Value); {
 	case s == nil:
 		return acp.SetSessionConfigOptionResponse{}, acp.NewInvalidParams(map[string]string{"sessionId": "no such session"})
-	case v.ConfigId == "effort" && slices.Contains(Efforts, value):
+	case v.ConfigId == "effort" && slices.Contains(efforts, value):
 		s.effort = value
 	case v.ConfigId == "model" && slices.Contains(a.models, value):
 		s.model = value
@@ -185,7 +188,7 @@ func (a *Agent) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfig
 // command's own. Called with a.mu held.
 func (a *Agent) configOptions(s *session) []acp.SessionConfigOption {
 	effort := cmpOr(s.effort, s.lastEffort, a.effort)
-	opts := []acp.SessionConfigOption{selectOption("effort", "Effort", acp.SessionConfigOptionCategoryThoughtLevel, effort, Efforts)}
+	opts := []acp.SessionConfigOption{selectOption("effort", "Effort", acp.SessionConfigOptionCategoryThoughtLevel, effort, efforts)}
 	if len(a.models) > 0 {
 		opts = append(opts, selectOption("model", "Model", acp.SessionConfigOptionCategoryModel, cmpOr(s.model, s.lastModel, a.models[0]), a.models))
 	}

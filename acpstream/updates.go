@@ -15,13 +15,13 @@ import (
 	"github.com/uagentkit/stream/uahstream"
 )
 
-// updates turns one run's lines into session updates, taking the tool
-// calls' pairing and states, and the notices, from the package's fold.
+// updates turns the lines of a prompt's run (or of a saved run) into
+// session updates, as the run's session folded them: the tool calls'
+// pairing and states, and the notices, are the fold's. It keeps no fold.
 type updates struct {
 	conn    *acp.AgentSideConnection
 	session acp.SessionId
-	fold    stream.Fold
-	notices []string // each notice as it was shown, by its index
+	notices []string // each notice of the open run as it was shown, by its index
 	stop    string   // the stop of the last response that closed a turn
 
 	// replay: the lines are a saved run's, sent as history (session/load):
@@ -29,12 +29,6 @@ type updates struct {
 	// usage_update (0: none sent).
 	replay bool
 	window int
-
-	// A session stream of the harness (its first line session_opened):
-	// its fold, which says what streamed text each response replaces; the
-	// run's fold begins again at each run_started.
-	lines int
-	uah   *uahstream.Session
 }
 
 // text is a string from a run as the editor shows it: newlines and tabs
@@ -50,40 +44,28 @@ func (u *updates) send(up acp.SessionUpdate) {
 	_ = u.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: u.session, Update: up})
 }
 
-// add sends what one line of the run changed.
-func (u *updates) add(dto any, err error) {
-	if u.lines++; u.lines == 1 && err == nil && uahstream.Opens(dto) {
-		u.uah = new(uahstream.Session)
+// add sends what one line changed.
+func (u *updates) add(l uahstream.Line) {
+	if l.Ended != nil {
+		u.endNotices(l.Ended.Fold)
 	}
-	var live uahstream.Change
-	if u.uah != nil {
-		typed := dto
-		if err == nil {
-			typed, _ = uahstream.Decode(dto)
-		}
-		live = u.uah.Add(typed, err)
-		if live.Started {
-			u.fold, u.notices = stream.Fold{}, nil
-		}
-		switch d := typed.(type) {
-		case uahstream.TextDeltaDTO: // the text as the model writes it
-			u.send(acp.UpdateAgentMessageText(text(d.Text)))
-		case uahstream.ReasoningDeltaDTO:
-			u.send(acp.UpdateAgentThoughtText(text(d.Text)))
-		case uahstream.StreamResetDTO:
-			if len(live.Voided) > 0 {
-				u.send(acp.UpdateAgentMessageText("\n[uah: the text above is void: the stream was reset]\n"))
-			}
-		case uahstream.NoticeDTO:
-			u.send(acp.UpdateAgentMessageText("\n" + text("[uah "+d.Level+"] "+d.Message) + "\n"))
-		}
+	if l.Started {
+		u.notices = nil
 	}
-	ch := u.fold.Add(dto, err)
-	if err != nil {
+	if l.Err != nil || l.DTO == nil {
 		return
 	}
-	f := &u.fold
-	switch d := dto.(type) {
+	switch d := l.DTO.(type) {
+	case uahstream.TextDeltaDTO: // the text as the model writes it
+		u.send(acp.UpdateAgentMessageText(text(d.Text)))
+	case uahstream.ReasoningDeltaDTO:
+		u.send(acp.UpdateAgentThoughtText(text(d.Text)))
+	case uahstream.StreamResetDTO:
+		if len(l.Voided) > 0 {
+			u.send(acp.UpdateAgentMessageText("\n[uah: the text above is void: the stream was reset]\n"))
+		}
+	case uahstream.NoticeDTO:
+		u.send(acp.UpdateAgentMessageText("\n" + text("[uah "+d.Level+"] "+d.Message) + "\n"))
 	case stream.UserMessageDTO:
 		if u.replay {
 			u.send(acp.UpdateUserMessageText(text(d.Text)))
@@ -94,16 +76,17 @@ func (u *updates) add(dto any, err error) {
 			u.send(acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{SessionUpdate: "usage_update", Used: used, Size: u.window}})
 		}
 	case stream.AssistantMessageDTO:
-		if rest, ok := unsent(live, d.Text); ok {
+		if rest, ok := unsent(l.Change, d.Text); ok {
 			u.send(acp.UpdateAgentMessageText(text(rest)))
 		}
 	case stream.ReasoningDTO:
-		if rest, ok := unsent(live, d.Text); ok {
+		if rest, ok := unsent(l.Change, d.Text); ok {
 			u.send(acp.UpdateAgentThoughtText(text(rest)))
 		}
 	}
+	ch := l.Step
 	if ch.NoticeStep == stream.Opened {
-		n := f.Notice(ch.NoticeIndex)
+		n := l.Notice
 		shown := "[uagent runner error] " + n.Message
 		if n.Type == stream.TypePreflightWarning {
 			shown = fmt.Sprintf("[uagent preflight warning %s] %s", n.Code, n.Message)
@@ -112,26 +95,25 @@ func (u *updates) add(dto any, err error) {
 		u.send(acp.UpdateAgentMessageText("\n" + u.notices[ch.NoticeIndex] + "\n"))
 	}
 	if ch.TurnStep == stream.Closed {
-		u.stop = f.Turn(ch.TurnIndex).Stop
+		u.stop = l.Turn.Stop
 	}
 	if ch.CallStep == stream.Opened {
-		c := f.Call(ch.CallIndex)
+		c := l.Call
 		u.send(acp.StartToolCall(acp.ToolCallId(line(c.CallID)), line(c.Label),
 			acp.WithStartKind(toolKind(c.Name)), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(rawInput(c.Arguments))))
 	}
 	if ch.ToolStep == stream.Opened {
-		iv := f.Tool(ch.ToolIndex)
-		u.send(acp.UpdateToolCall(acp.ToolCallId(line(iv.CallID)), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
+		u.send(acp.UpdateToolCall(acp.ToolCallId(line(l.Tool.CallID)), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	}
 	switch {
 	case ch.ToolStep == stream.Closed:
-		iv := f.Tool(ch.ToolIndex)
+		iv := l.Tool
 		u.finished(iv.CallID, iv.OK, iv.Detail, iv.OutPath, iv.ErrPath)
 	case ch.CallStep != 0:
 		// A call that finished with no operation: it failed before one
 		// started.
-		if c := f.Call(ch.CallIndex); c.Finished && c.Ops == 0 {
-			fin, _ := dto.(stream.ToolFinishedDTO)
+		if c := l.Call; c.Finished && c.Ops == 0 {
+			fin, _ := l.DTO.(stream.ToolFinishedDTO)
 			u.finished(c.CallID, c.OK, c.Detail, fin.OutPath, fin.ErrPath)
 		}
 	}
@@ -172,11 +154,11 @@ func (u *updates) finished(callID string, ok bool, detail, outPath, errPath stri
 		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(shown))})))
 }
 
-// endNotices says, once the run has ended, how many times each notice
+// endNotices says, once a run has ended, how many times each notice
 // that came more than once came.
-func (u *updates) endNotices() {
-	for i, n := range u.fold.Notices() {
-		if n.Count > 1 {
+func (u *updates) endNotices(f *stream.Fold) {
+	for i, n := range f.Notices() {
+		if n.Count > 1 && i < len(u.notices) {
 			u.send(acp.UpdateAgentMessageText(fmt.Sprintf("\n%s (came %d times)\n", u.notices[i], n.Count)))
 		}
 	}
@@ -186,17 +168,13 @@ func (u *updates) endNotices() {
 // turn.
 func (u *updates) lastStop() string { return u.stop }
 
-// usage is the run's token usage (a session's runs added up), as the
+// usage is the token usage of a session's runs, added up, as the
 // protocol's (unstable) usage.
-func (u *updates) usage() *acp.Usage {
-	t := u.fold.Stats().Tokens
-	if u.uah != nil {
-		s := u.uah.Totals().Tokens
-		t = stream.Tokens{InputTokens: s.Input, CachedInputTokens: s.CachedInput, CacheWriteInputTokens: s.CacheWriteInput, OutputTokens: s.Output, ReasoningTokens: s.Reasoning}
-	}
-	cached, written, thought := int(t.CachedInputTokens), int(t.CacheWriteInputTokens), int(t.ReasoningTokens)
-	return &acp.Usage{InputTokens: int(t.InputTokens), OutputTokens: int(t.OutputTokens), CachedReadTokens: &cached,
-		CachedWriteTokens: &written, ThoughtTokens: &thought, TotalTokens: int(t.InputTokens + t.OutputTokens)}
+func usage(s *uahstream.Session) *acp.Usage {
+	t := s.Totals().Tokens
+	cached, written, thought := int(t.CachedInput), int(t.CacheWriteInput), int(t.Reasoning)
+	return &acp.Usage{InputTokens: int(t.Input), OutputTokens: int(t.Output), CachedReadTokens: &cached,
+		CachedWriteTokens: &written, ThoughtTokens: &thought, TotalTokens: int(t.Input + t.Output)}
 }
 
 // rawInput is a call's arguments: their JSON value when they are JSON,

@@ -19,12 +19,12 @@ func ExampleStart() {
 		return
 	}
 	tools := 0
-	for dto, err := range run.Events() {
-		if err != nil {
-			fmt.Println(err)
+	for l := range run.Lines() { // each line as the run's session folded it
+		if l.Err != nil {
+			fmt.Println(l.Err)
 			continue
 		}
-		if _, ok := dto.(stream.ToolCalledDTO); ok {
+		if l.Step.CallStep == stream.Opened {
 			tools++
 		}
 	}
@@ -43,9 +43,14 @@ func ExampleOpen() {
 		fmt.Println(err)
 		return
 	}
-	for dto, err := range run.Events() {
-		if d, ok := dto.(stream.ToolFinishedDTO); ok && err == nil {
-			fmt.Println(d.Label, d.OK, d.Detail)
+	for l := range run.Lines() {
+		if l.Step.ToolStep == stream.Closed { // the fold paired it with its start
+			fmt.Println(l.Tool.Label, l.Tool.OK, l.Tool.Detail)
+		}
+		if l.End && l.Ended != nil {
+			for _, op := range l.Ended.Fold.Running() {
+				fmt.Println(op.Label, "still running")
+			}
 		}
 	}
 	out, _ := run.Wait()

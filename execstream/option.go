@@ -5,16 +5,19 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // Option configures [Start] and [Open]. Each says which of the two reads it.
 type Option func(*config)
 
 type config struct {
-	grace   time.Duration   // Start
-	speed   float64         // Open
-	copyTo  io.Writer       // Start and Open
-	decoder []stream.Option // the Decoder of Start and Open
+	grace   time.Duration          // Start
+	speed   float64                // Open
+	copyTo  io.Writer              // Start and Open
+	decoder []stream.DecoderOption // the Decoder of Start and Open
+	raw     bool                   // Start and Open
+	session *uahstream.Session     // Start and Open
 }
 
 // DefaultGrace is how long [Start] waits after the interrupt, unless
@@ -53,6 +56,17 @@ func WithStdoutCopy(w io.Writer) Option { return func(c *config) { c.copyTo = w 
 
 // WithDecoder passes options to the [stream.Decoder] that [Start] and
 // [Open] read the stream with (stream.WithMaxLineSize).
-func WithDecoder(opts ...stream.Option) Option {
+func WithDecoder(opts ...stream.DecoderOption) Option {
 	return func(c *config) { c.decoder = append(c.decoder, opts...) }
 }
+
+// WithSession makes [Start] and [Open] fold the lines into s, a Session
+// that has had no line, instead of one of their own: for a caller that
+// gives it to views before the run starts, or has it keep what a view
+// needs (uahstream.Session.KeepText).
+func WithSession(s *uahstream.Session) Option { return func(c *config) { c.session = s } }
+
+// WithRaw makes every Line of [Start] and [Open] carry a copy of its
+// bytes (uahstream.Line.Raw), its own to keep: for a view that passes a
+// line on as it came (ssestream's Recording). Without it, Raw is nil.
+func WithRaw() Option { return func(c *config) { c.raw = true } }

@@ -1,12 +1,15 @@
 // Package execstream drives a command that writes a uagent stream, such
-// as uagent --stream, on every platform Go targets: [Start] runs it in a
-// process group of its own, delivers its lines as they arrive, loses none
-// to a slow reader, stops the whole process tree on cancel, and reports
-// its [Outcome], whose verdict is the stream package's fold's. [Open]
-// replays a recording through the same interface, for testing front-ends.
+// as uagent --stream (or a session stream of the harness, such as uah
+// exec --json), on every platform Go targets: [Start] runs it in a
+// process group of its own, reads its stream once into its one fold (a
+// uahstream.Session), delivers each line as it was folded, loses none to
+// a slow reader, stops the whole process tree on cancel, and reports its
+// [Outcome], whose verdict is the fold's. [Open] replays a recording
+// through the same interface, for testing front-ends.
 package execstream
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -45,7 +48,7 @@ type Outcome struct {
 	// Stderr is the last StderrTail bytes the process wrote to stderr.
 	Stderr []byte
 	// Lines counts the lines read; LineErrors those that could not be
-	// decoded.
+	// decoded (as uahstream.Session.Lines counts them).
 	Lines, LineErrors int
 	// Replayed reports an outcome of Open rather than of a process.
 	Replayed bool
@@ -54,29 +57,29 @@ type Outcome struct {
 // Run is a uagent stream being read: a process started by [Start], or a
 // recording replayed by [Open].
 //
-// Lifecycle: range over [Run.Events] to receive the events as they arrive,
+// Lifecycle: range over [Run.Lines] to receive the lines as they arrive,
 // then call [Run.Wait] for the outcome; or call [Run.Close] to stop early.
 // One of Wait or Close must be called: until then the Run holds goroutines,
 // the process's pipes or the replayed file. After either returns, nothing
 // of the Run remains running or open.
 //
-// Events may be ranged over from one goroutine while Wait or Close is
-// called from another. Breaking out of the range blocks nothing: the events
-// not received are read and discarded when Wait or Close is called, so the
-// process never blocks on its stdout. Wait and Close may be called more
-// than once and concurrently; all calls return the same result.
+// Lines may be ranged over from one goroutine while Wait or Close is
+// called from another. Breaking out of the range blocks nothing: the lines
+// not received are read, folded and discarded when Wait or Close is
+// called, so the process never blocks on its stdout. Wait and Close may be
+// called more than once and concurrently; all calls return the same
+// result.
 type Run struct {
 	cfg    config
-	items  chan runItem
-	drain  chan struct{} // closed by Wait and Close: stop delivering events
+	items  chan uahstream.Line
+	drain  chan struct{} // closed by Wait and Close: stop delivering lines
 	done   chan struct{} // closed when the stream has been read to its end
 	stop   atomic.Bool   // Close of a replay: stop reading
 	closed atomic.Bool   // the pipes were closed by force: a read error is the end
 
-	// Set by the reading goroutine before done is closed.
-	fold    stream.Fold        // the run's lines, for the outcome
-	session *uahstream.Session // a session stream of the harness, folded instead of fold
-	readErr error
+	ready   chan struct{}      // closed once session is set
+	session *uahstream.Session // the one fold of the lines, safe for concurrent use
+	readErr error              // set by the reading goroutine before done is closed
 
 	// Set for a process.
 	ctx    context.Context
@@ -92,11 +95,6 @@ type Run struct {
 	waitOnce sync.Once
 	result   Outcome
 	err      error
-}
-
-type runItem struct {
-	dto any
-	err error
 }
 
 // Start starts cmd, a command that writes a uagent stream to its stdout
@@ -198,9 +196,10 @@ func Start(ctx context.Context, cmd *exec.Cmd, opts ...Option) (*Run, error) {
 func newRun(opts []Option) *Run {
 	return &Run{
 		cfg:   newConfig(opts),
-		items: make(chan runItem),
+		items: make(chan uahstream.Line),
 		drain: make(chan struct{}),
 		done:  make(chan struct{}),
+		ready: make(chan struct{}),
 	}
 }
 
@@ -259,8 +258,10 @@ func (r *Run) watch(out *pump, stdout, stderr *os.File) {
 	r.proc.release()
 }
 
-// read decodes the stream and delivers its events until the end, or until
-// Wait or Close stops the delivery. pace, when set, waits before each event.
+// read reads the stream into the run's session and delivers each line
+// as it was folded, until the end, or until Wait or Close stops the
+// delivery (the rest is still read and folded). pace, when set, waits
+// before each line that has a time.
 func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 	defer close(r.done)
 	defer close(r.items)
@@ -269,52 +270,71 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 	if r.cfg.copyTo != nil {
 		in = io.TeeReader(src, r.cfg.copyTo)
 	}
-	dec := stream.NewDecoder(in, r.cfg.decoder...)
-	for !r.stop.Load() {
-		dto, err := dec.Decode()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			if _, ok := errors.AsType[*stream.LineError](err); !ok {
+	s := r.cfg.session
+	if s == nil {
+		s = new(uahstream.Session)
+	}
+	rd := s.Reader(in, r.cfg.decoder...)
+	r.session = rd.Session()
+	close(r.ready)
+	for l := range rd.Lines() {
+		if l.Err != nil && !l.End {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
 				if !r.closed.Load() && !r.stop.Load() { // not the end we caused
-					r.readErr = err
+					r.readErr = l.Err
 				}
 				return
 			}
 		}
-		r.add(dto, err)
-		if err == nil && pace != nil {
-			if e, ok := stream.DTOToEvent(dto); ok && !pace(e.OccurredAt()) {
+		if r.cfg.raw {
+			l.Raw = bytes.Clone(l.Raw)
+		} else {
+			l.Raw = nil
+		}
+		if l.Err == nil && pace != nil {
+			if e, ok := stream.DTOToEvent(l.DTO); ok && !pace(e.OccurredAt()) {
 				pace = nil // Wait asked to drain: no more waiting
 			}
 		}
 		select {
-		case r.items <- runItem{dto, err}:
+		case r.items <- l:
 		case <-r.drain:
+		}
+		if r.stop.Load() {
+			return
 		}
 	}
 }
 
-// Events returns an iterator over the run's events as they arrive: each
-// step yields a DTO (as the Decoder returns it) and a nil error, or nil and
-// a *LineError for a line that could not be decoded. It ends when the stream
-// ends: the process closed its stdout, the replay reached the end of the
-// file, or Close stopped the run. Once Wait or Close has been called,
-// events not yet received may be discarded instead of delivered. Events is
-// meant to be ranged over once; a second range yields what is left, if
-// anything.
-func (r *Run) Events() iter.Seq2[any, error] {
-	return func(yield func(any, error) bool) {
-		for it := range r.items {
-			if !yield(it.dto, it.err) {
+// Lines returns an iterator over the run's lines as they arrive, each
+// folded into the run's [Run.Session] first: its DTO and a nil error, or
+// nil and a *stream.LineError, and what it changed (see uahstream.Line;
+// Raw only with [WithRaw]); then the session's end (a Line whose
+// Change.End is set, and Ended the run still open). It ends when the
+// stream ends: the process closed its stdout, the replay reached the end
+// of the file, or Close stopped the run. Once Wait or Close has been
+// called, lines not yet received may be discarded instead of delivered.
+// Lines is meant to be ranged over once; a second range yields what is
+// left, if anything.
+func (r *Run) Lines() iter.Seq[uahstream.Line] {
+	return func(yield func(uahstream.Line) bool) {
+		for l := range r.items {
+			if !yield(l) {
 				return
 			}
 		}
 	}
 }
 
-// Wait waits for the run to end and returns its outcome. Events not yet
+// Session is the run's session: the one fold of its lines (a run's
+// stream is a session of one run), safe for concurrent use; what it says
+// is of the lines read so far.
+func (r *Run) Session() *uahstream.Session {
+	<-r.ready
+	return r.session
+}
+
+// Wait waits for the run to end and returns its outcome. Lines not yet
 // received are discarded. The error is nil when the process ran, whatever
 // its exit code; it reports a failure to read the stream or to wait for the
 // process. After Wait returns, the process and every goroutine and file of
@@ -359,54 +379,18 @@ func (r *Run) Close() error {
 	return err
 }
 
-// add folds a line. A session stream of the harness (its first line a
-// session_opened) is folded by uahstream's Session, whose last run gives
-// the outcome, as the harness's exit code follows its last run_finished.
-func (r *Run) add(dto any, err error) {
-	if lines, errs := r.fold.Lines(); err == nil && r.session == nil && lines+errs == 0 && uahstream.Opens(dto) {
-		r.session = new(uahstream.Session)
-	}
-	if r.session != nil {
-		r.session.Add(dto, err)
-		return
-	}
-	r.fold.Add(dto, err)
-}
-
-// verdicts is what gives a run's verdict: its fold, or its session's.
-type verdicts interface {
-	Verdict() stream.Verdict
-	VerdictOf(exitCode int, stop stream.Status) stream.Verdict
-}
-
-// folded is the run's fold, or, for a session stream, its session (whose
-// verdict is its last run's).
-func (r *Run) folded() verdicts {
-	if r.session != nil {
-		return r.session
-	}
-	return &r.fold
-}
-
 // outcome is what the lines say of the run, beside its verdict.
 func (r *Run) outcome(v stream.Verdict) Outcome {
-	lines, lineErrors := r.fold.Lines()
-	summary := r.fold.Recorded()
-	if r.session != nil {
-		lines, lineErrors = r.session.Lines()
-		lines -= lineErrors
-		summary = nil
-		if last := r.session.Last(); last != nil {
-			summary = last.Recorded()
-		}
-	}
-	return Outcome{Verdict: v, Summary: summary, Lines: lines + lineErrors, LineErrors: lineErrors}
+	lines, lineErrors := r.session.Lines()
+	var summary *stream.SummaryDTO
+	r.session.Fold(func(f *stream.Fold) { summary = f.Recomputed().Recorded })
+	return Outcome{Verdict: v, Summary: summary, Lines: lines, LineErrors: lineErrors}
 }
 
 func (r *Run) processOutcome() (Outcome, error) {
 	state := r.cmd.ProcessState
 	if state == nil {
-		o := r.outcome(r.folded().VerdictOf(-1, ""))
+		o := r.outcome(r.session.VerdictOf(-1, ""))
 		o.Stderr = r.stderr.Bytes()
 		return o, fmt.Errorf("stream: wait %s: %w", r.cmd.Path, r.waited)
 	}
@@ -418,13 +402,13 @@ func (r *Run) processOutcome() (Outcome, error) {
 	case r.ctx.Err() != nil, isStopSignal(sig):
 		stop = stream.StatusInterrupted
 	}
-	o := r.outcome(r.folded().VerdictOf(state.ExitCode(), stop))
+	o := r.outcome(r.session.VerdictOf(state.ExitCode(), stop))
 	o.Signal, o.Stderr = sig, r.stderr.Bytes()
 	return o, r.readErr
 }
 
 func (r *Run) replayOutcome() Outcome {
-	o := r.outcome(r.folded().Verdict())
+	o := r.outcome(r.session.Verdict())
 	o.Replayed = true
 	return o
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,12 +53,24 @@ func decodeAll(t testing.TB, path string) []any {
 	return out
 }
 
+// events are the run's lines as the Decoder returns them, a DTO and its
+// error, without the end.
+func events(r *Run) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for l := range r.Lines() {
+			if !l.End && !yield(l.DTO, l.Err) {
+				return
+			}
+		}
+	}
+}
+
 // collect ranges over the run's events, then waits.
 func collect(t *testing.T, r *Run) ([]any, []error, Outcome) {
 	t.Helper()
 	var dtos []any
 	var errs []error
-	for dto, err := range r.Events() {
+	for dto, err := range events(r) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -157,7 +170,7 @@ func TestStartCancellation(t *testing.T) {
 			ended := make(chan struct{})
 			go func() {
 				defer close(ended)
-				for range r.Events() {
+				for range events(r) {
 					if seen++; seen == 5 {
 						cancel()
 					}
@@ -198,7 +211,7 @@ func TestStartGrandchildHoldingAPipe(t *testing.T) {
 			require.NoError(t, err)
 			done := make(chan Outcome)
 			go func() {
-				for range r.Events() {
+				for range events(r) {
 				}
 				o, _ := r.Wait()
 				done <- o
@@ -338,7 +351,7 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 				fds := openFDs(t)
 				r := start(t)
 				n := 0
-				for range r.Events() {
+				for range events(r) {
 					if n++; n == 2 {
 						break
 					}
@@ -369,7 +382,7 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 				r := start(t)
 				var wg sync.WaitGroup
 				wg.Go(func() {
-					for range r.Events() {
+					for range events(r) {
 					}
 				})
 				wg.Go(func() { _, _ = r.Wait() })
@@ -384,7 +397,7 @@ func TestRunCloseReleasesEverything(t *testing.T) {
 				}
 				fds := openFDs(t)
 				r := start(t)
-				for range r.Events() {
+				for range events(r) {
 					break
 				}
 				o, err := r.Wait()
@@ -423,7 +436,7 @@ func TestStartSlowReaderLosesNothing(t *testing.T) {
 	var got int
 	var errs []error
 	start := time.Now()
-	for _, err := range r.Events() {
+	for _, err := range events(r) {
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -62,6 +62,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -91,21 +92,28 @@ type Option func(*Exporter)
 // are left out by default.
 func WithContent() Option { return func(x *Exporter) { x.content = true } }
 
-// Exporter turns the lines of one run, as they arrive, into spans. Feed it
-// with Add (DTO values, as the stream package's Decoder and Run.Events give
-// them) or AddEvent (domain events, next to the writer's Sink), then call
-// End. An Exporter is not safe for concurrent use.
+// Exporter turns the lines of a stream, as they arrive, into spans: a
+// trace per run. Feed it the Lines its session folded (a
+// uahstream.Reader's, or execstream.Run.Lines; next to the writer's Sink,
+// uahstream.Session.AddEvent's), then call End. It keeps no fold of its
+// own: the spans are the run fold's intervals, as each Line says them. An
+// Exporter is not safe for concurrent use.
 type Exporter struct {
 	tracer  trace.Tracer
 	content bool
+	run                      // the run being exported
+	last    *uahstream.Ended // the run the stream's end left open, ended by End
+}
 
-	fold                   stream.Fold // the run's one fold: the spans are its intervals
+// run is what the Exporter keeps of the run it exports.
+type run struct {
 	runID, model, provider string
 	root                   trace.Span
 	rootCtx                context.Context
-	ended                  bool
 	inputs                 []message
 	args                   map[int]string // with content: each call's arguments, by call index
+	finished               bool           // its run_finished came: what follows is not its
+	finishAt               time.Time      // that run_finished's at
 }
 
 // message is a chat message as the conventions record it.
@@ -128,16 +136,16 @@ func New(tp trace.TracerProvider, opts ...Option) *Exporter {
 	return x
 }
 
-// Epoch is the time a span or event gets for an event whose time is zero
-// (0001-01-01, which a hostile or broken stream may carry): OTLP counts time
-// from the Unix epoch, and the SDK would put the time of the export in its
-// place. Every other time is the event's own.
-var Epoch = time.Unix(0, 0).UTC()
+// epoch is the time a span or event gets for an event whose time is zero
+// (0001-01-01, which a hostile or broken stream may carry): OTLP counts
+// time from the Unix epoch, and the SDK would put the time of the export
+// in its place. Every other time is the event's own.
+var epoch = time.Unix(0, 0).UTC()
 
-// stamp is the timestamp option for t, Epoch for a zero t.
+// stamp is the timestamp option for t, the epoch for a zero t.
 func stamp(t time.Time) trace.SpanEventOption {
 	if t.IsZero() {
-		t = Epoch
+		t = epoch
 	}
 	return trace.WithTimestamp(t)
 }
@@ -164,60 +172,58 @@ func (x *Exporter) startRoot(d stream.RunStartedDTO, at time.Time) {
 	x.rootCtx, x.root = x.start(context.Background(), "run", "invoke_agent uagent", at, trace.SpanKindInternal, attrs...)
 }
 
-// AddEvent adds a domain event, as the uagent writer emits it to its Sink.
-func (x *Exporter) AddEvent(e stream.Event) {
-	if dto, ok := stream.EventToDTO(e); ok {
-		x.Add(dto)
+// Add adds one line of the stream, as its session folded it. A line that
+// begins a run begins its trace (of a run's stream, its first line; a
+// run without run_started has a root span all the same); a line that
+// ends one ends its trace, its open spans cut off; the lines between the
+// runs of a session stream have none. The stream's end leaves the run
+// still open to End, which knows its status.
+func (x *Exporter) Add(l uahstream.Line) {
+	if d, ok := l.DTO.(stream.RunFinishedDTO); ok && x.root != nil && !x.finished {
+		x.finished, x.finishAt = true, d.At
 	}
-}
-
-// Add adds one line of the run, a DTO value as the Decoder returns it.
-// Lines after run_finished, and values that are not DTOs, are ignored. A
-// run_started after the run's ends its trace (as End("") would) and begins
-// the next run's: a session stream of the harness, many runs in one
-// stream, is a trace per run.
-func (x *Exporter) Add(dto any) {
-	if _, ok := dto.(stream.RunStartedDTO); ok && x.root != nil {
-		x.End("")
-		*x = Exporter{tracer: x.tracer, content: x.content}
+	if e := l.Ended; e != nil && !l.End {
+		x.finishRun(e, "")
 	}
-	if x.ended {
+	if l.Started {
+		d, _ := l.DTO.(stream.RunStartedDTO)
+		x.startRoot(d, lineTime(l))
+	}
+	if e := l.Ended; e != nil && l.End {
+		x.last = e
+	}
+	if x.root == nil || l.Err != nil || l.DTO == nil || x.finished {
 		return
 	}
-	e, ok := stream.DTOToEvent(dto)
-	if !ok {
-		return
-	}
-	at := e.OccurredAt()
-	if d, ok := dto.(stream.RunStartedDTO); ok && x.root == nil {
-		x.startRoot(d, at)
-	}
-	if x.root == nil { // no run_started came first
-		x.startRoot(stream.RunStartedDTO{}, at)
-	}
-	ch := x.fold.Add(dto, nil)
-	x.annotate(dto, at)
-	f := &x.fold
-	if d, ok := dto.(stream.ToolCalledDTO); ok && x.content {
-		if _, seen := x.args[ch.CallIndex]; !seen {
+	x.annotate(l.DTO, lineTime(l))
+	if d, ok := l.DTO.(stream.ToolCalledDTO); ok && x.content {
+		if _, seen := x.args[l.Step.CallIndex]; !seen {
 			if x.args == nil {
 				x.args = map[int]string{}
 			}
-			x.args[ch.CallIndex] = d.Arguments
+			x.args[l.Step.CallIndex] = d.Arguments
 		}
 	}
-	if ch.TurnStep == stream.Closed {
-		x.chatSpan(ch.TurnIndex, f.Turn(ch.TurnIndex), "")
+	if l.Step.TurnStep == stream.Closed {
+		x.chatSpan(l.Step.TurnIndex, l.Turn, "")
 	}
-	if ch.ToolStep == stream.Closed {
-		x.toolSpan(f.Tool(ch.ToolIndex), "")
+	if l.Step.ToolStep == stream.Closed {
+		x.toolSpan(l.Tool, "")
 	}
-	if ch.CallStep != 0 {
-		x.callEvent(f.Call(ch.CallIndex))
+	if l.Step.CallStep != 0 {
+		x.callEvent(l.Call)
 	}
-	if d, ok := dto.(stream.RunFinishedDTO); ok {
-		x.finish(at, stream.Status(d.Summary.Status), "")
+}
+
+// lineTime is a line's at.
+func lineTime(l uahstream.Line) time.Time {
+	if e, ok := stream.DTOToEvent(l.DTO); ok {
+		return e.OccurredAt()
 	}
+	if u, ok := l.DTO.(stream.UnknownDTO); ok {
+		return u.At
+	}
+	return time.Time{}
 }
 
 // callEvent records a call that failed before an operation started as an
@@ -295,24 +301,35 @@ func (x *Exporter) toolSpan(iv stream.ToolInterval, cutOff string) {
 	s.End(stamp(iv.End))
 }
 
-// finish makes the spans of what the fold still has open, then ends the
-// root at t. status is the run's; cutOff, when not empty, says why the run
-// ends without run_finished.
-func (x *Exporter) finish(t time.Time, status stream.Status, cutOff string) {
-	f := &x.fold
+// finishRun ends the trace of a run that ended: the spans of what its
+// fold still has open, then the root, at its run_finished (with its
+// status) or, cut off, at the latest time of its lines (with status, or
+// error).
+func (x *Exporter) finishRun(e *uahstream.Ended, status stream.Status) {
+	if x.root == nil {
+		return
+	}
+	f := e.Fold
+	cutOff := ""
+	at := time.Time{}
+	if e.Recorded != nil {
+		status, at = stream.Status(e.Recorded.Status), x.finishAt
+	} else {
+		cutOff = "the stream was cut off before run_finished"
+		_, at = f.Times()
+		status = cmp.Or(status, stream.StatusError)
+	}
 	open := cmp.Or(cutOff, "still running when the run finished")
 	for i, iv := range f.Turns() {
 		if iv.Open {
 			x.chatSpan(i, iv, open)
 		}
 	}
-	for _, iv := range f.Tools() {
-		if iv.Open {
-			x.toolSpan(iv, open)
-		}
+	for _, iv := range f.Running() {
+		x.toolSpan(iv, open)
 	}
 	r := x.root
-	sum := f.Summary()
+	sum := e.Summary
 	r.SetAttributes(usage(sum.Stats.Tokens.Tokens())...)
 	if x.content {
 		if b, err := json.Marshal(x.inputs); err == nil && len(x.inputs) > 0 {
@@ -331,22 +348,20 @@ func (x *Exporter) finish(t time.Time, status stream.Status, cutOff string) {
 		r.SetStatus(codes.Error, "the run's status is "+string(status))
 		r.SetAttributes(semconv.ErrorTypeKey.String(string(status)))
 	}
-	r.End(stamp(t))
-	x.ended = true
+	r.End(stamp(at))
+	x.run = run{}
 }
 
-// End ends the run. A run whose run_finished came is already ended; a
-// stream cut off before it ends at the latest time of its lines, its open
-// spans with an error status saying the stream was cut off. status is the
-// run's status when it is known from elsewhere (a process's outcome), or
-// "" for error. End may be called more than once.
+// End ends the run the stream's end left open: a run whose run_finished
+// came ends at it; one cut off before it ends at the latest time of its
+// lines, its open spans with an error status saying the stream was cut
+// off. status is the run's status when it is known from elsewhere (a
+// process's outcome), or "" for error. End may be called more than once.
 func (x *Exporter) End(status stream.Status) {
-	if x.ended || x.root == nil {
-		x.ended = true
-		return
+	if x.last != nil {
+		x.finishRun(x.last, status)
+		x.last = nil
 	}
-	_, last := x.fold.Times()
-	x.finish(last, cmp.Or(status, stream.StatusError), "the stream was cut off before run_finished")
 }
 
 // Export reads a recorded stream and exports it as one trace (a trace per
@@ -355,16 +370,15 @@ func (x *Exporter) End(status stream.Status) {
 // of what was read have been ended.
 func Export(r io.Reader, tp trace.TracerProvider, opts ...Option) error {
 	x := New(tp, opts...)
-	dec := stream.NewDecoder(r)
 	var err error
-	for dto, derr := range dec.All() {
-		if derr != nil {
-			if _, ok := errors.AsType[*stream.LineError](derr); !ok {
-				err = derr
+	for l := range uahstream.NewReader(r).Lines() {
+		if l.Err != nil && !l.End {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				err = l.Err
+				continue
 			}
-			continue
 		}
-		x.Add(dto)
+		x.Add(l)
 	}
 	x.End("")
 	return err

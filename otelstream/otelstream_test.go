@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/runs"
+	"github.com/uagentkit/stream/uahstream"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -258,11 +259,13 @@ func TestTheSameRunIsTheSameTrace(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithIDGenerator(IDGenerator{}))
 	x := New(tp)
+	var s uahstream.Session
 	for _, dto := range decodeAll(t, b) {
 		e, ok := stream.DTOToEvent(dto)
 		require.True(t, ok)
-		x.AddEvent(e)
+		x.Add(s.AddEvent(e))
 	}
+	x.Add(uahstream.Line{Change: s.End()})
 	x.End("")
 	require.NoError(t, tp.Shutdown(t.Context()))
 	assert.Equal(t, first, ids(sr.Ended()))
@@ -273,7 +276,8 @@ func TestTheSameRunIsTheSameTrace(t *testing.T) {
 // The chat and execute_tool spans are the run's intervals as the
 // independent reference pairs them: as many, starting and ending when it
 // says, on the bundled and conformance streams, the edge cases and 2,000
-// random runs (a zero time is exported as Epoch, as OTLP cannot carry it).
+// random runs (a zero time is exported as the Unix epoch, as OTLP cannot
+// carry it).
 func TestSpansAreTheReferences(t *testing.T) {
 	cases, err := runs.Cases("..", 2000)
 	require.NoError(t, err)
@@ -282,7 +286,7 @@ func TestSpansAreTheReferences(t *testing.T) {
 		for _, iv := range runs.Expected(b) {
 			for _, at := range []*time.Time{&iv.Start, &iv.End} {
 				if at.IsZero() {
-					*at = Epoch
+					*at = epoch
 				}
 			}
 			want = append(want, iv.String())
@@ -302,15 +306,18 @@ func TestSpansAreTheReferences(t *testing.T) {
 	}
 }
 
-// A stream of many runs (a session stream of the harness) is a trace per
-// run: each run_started after the first ends the run before, cut off if
-// it had no run_finished.
+// A session stream of the harness is a trace per run: each run_started
+// after the first ends the run before, cut off if it had no run_finished.
+// (A run's stream with a second run_started is one run, as its fold says.)
 func TestARunPerTrace(t *testing.T) {
+	opened := []byte(`{"v":1,"type":"session_opened","at":"2026-09-23T12:39:18Z","id":"s"}` + "\n")
 	first := sink(t, stream.RunStarted{At: ms(0), RunID: "r1", SessionID: "s"}, stream.TurnStarted{At: ms(1), Turn: 1},
 		stream.ModelResponded{At: ms(5), Turn: 1}, stream.RunFinished{At: ms(6), Result: stream.Result{Status: stream.StatusOK}})
 	second := sink(t, stream.RunStarted{At: ms(10), RunID: "r2", SessionID: "s"}, stream.TurnStarted{At: ms(11), Turn: 1})
 	third := sink(t, stream.RunStarted{At: ms(20), RunID: "r3", SessionID: "s"})
-	spans := record(t, append(append(first, second...), third...))
+	all := append(append(first, second...), third...)
+	require.Len(t, byName(record(t, all), "invoke_agent"), 1, "a run's stream")
+	spans := record(t, append(opened, all...))
 	roots := map[string]string{}
 	for _, s := range spans {
 		if s.Name() == "invoke_agent uagent" {

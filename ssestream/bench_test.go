@@ -30,7 +30,7 @@ func BenchmarkWriterWithClients(b *testing.B) {
 			var total time.Duration
 			n := 0
 			for b.Loop() {
-				rec := NewRecording()
+				rec := NewRecording(nil)
 				defer rec.Close()
 				srv := httptest.NewServer(NewHandler(rec))
 				var wg sync.WaitGroup

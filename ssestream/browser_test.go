@@ -97,12 +97,12 @@ func TestPageWithTokenFollowsAcrossAReconnect(t *testing.T) {
 	ctx := testenv.Browser(t)
 	const token = "t0ken-for-the-page"
 	run := lines(readFile(t, runFile))
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	srv := httptest.NewServer(NewHandler(rec, WithToken(token)))
 	defer srv.Close()
 	for i, l := range run[:6] {
-		rec.add(i+1, mustDecode(t, l), nil, l)
+		addLine(t, rec, i+1, l)
 	}
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?token="+token)))
 	until(t, ctx, `document.querySelectorAll("#transcript li").length >= 3`)
@@ -114,7 +114,7 @@ func TestPageWithTokenFollowsAcrossAReconnect(t *testing.T) {
 	srv.CloseClientConnections() // the event stream drops: EventSource reconnects, with the cookie
 	until(t, ctx, `document.getElementById("state").textContent === "reconnecting"`)
 	for i, l := range run[6:] {
-		rec.add(i+7, mustDecode(t, l), nil, l)
+		addLine(t, rec, i+7, l)
 	}
 	rec.End(nil)
 	until(t, ctx, `document.getElementById("state").textContent.startsWith("finished ·")`)

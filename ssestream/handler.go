@@ -64,17 +64,15 @@ const (
 const TokenCookie = "uagent_stream_token"
 
 // eventName is the SSE event name of a decoded line: its type when the
-// contract names it (the Decoder returns every other type as an
-// UnknownDTO), else EventUnknown, so that a line can neither break the
-// framing nor pass for an event the server makes.
+// contract names it, or, in a session stream, the harness does (a Reader
+// returns every other type as an UnknownDTO), else EventUnknown, so that
+// a line can neither break the framing nor pass for an event the server
+// makes.
 func eventName(dto any) string {
-	if u, unknown := dto.(stream.UnknownDTO); unknown {
-		if uahstream.Known(u.Type) { // the harness's, in a session stream: one of a fixed set of names
-			return u.Type
-		}
+	if _, unknown := dto.(stream.UnknownDTO); unknown {
 		return EventUnknown
 	}
-	return stream.TypeOf(dto)
+	return uahstream.TypeOf(dto) // the contract's, or the harness's in a session stream: a fixed set of names
 }
 
 //go:embed web

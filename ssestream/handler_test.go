@@ -23,6 +23,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/corpus"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/uahstream"
 	"go.uber.org/goleak"
 )
 
@@ -39,7 +40,7 @@ func readFile(t testing.TB, path string) []byte {
 
 // recorded returns an ended Recording of b.
 func recorded(t testing.TB, b []byte) *Recording {
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	t.Cleanup(func() { rec.Close() })
 	require.NoError(t, rec.Consume(bytes.NewReader(b)))
 	rec.End(nil)
@@ -188,7 +189,7 @@ func TestEventsResume(t *testing.T) {
 
 func TestFollowsALiveRecording(t *testing.T) {
 	run := lines(readFile(t, runFile))
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	h := NewHandler(rec)
 	h.keepAlive = 20 * time.Millisecond
@@ -245,7 +246,7 @@ func TestFollowsALiveRecording(t *testing.T) {
 // summaryEvery.
 func TestSummaryIsComputedOncePerChange(t *testing.T) {
 	run := lines(readFile(t, runFile))
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	clock := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
 	rec.now = func() time.Time { return clock }
@@ -258,7 +259,7 @@ func TestSummaryIsComputedOncePerChange(t *testing.T) {
 		require.NoError(t, err)
 		return b
 	}
-	rec.add(1, mustDecode(t, run[0]), nil, run[0])
+	addLine(t, rec, 1, run[0])
 	first := fetch()
 	computed := rec.sumCache.at
 	for range 200 {
@@ -266,7 +267,7 @@ func TestSummaryIsComputedOncePerChange(t *testing.T) {
 	}
 	assert.Equal(t, computed, rec.sumCache.at, "no change: computed once")
 	for i, l := range run[1:5] {
-		rec.add(i+2, mustDecode(t, l), nil, l)
+		addLine(t, rec, i+2, l)
 		fetch()
 	}
 	assert.Equal(t, computed, rec.sumCache.at, "changes within summaryEvery of the last computation are served from it")
@@ -283,6 +284,13 @@ func mustDecode(t testing.TB, line []byte) any {
 	dto, err := stream.NewDecoder(bytes.NewReader(line)).Decode()
 	require.NoError(t, err)
 	return dto
+}
+
+// addLine folds a line into the record's session, as a Reader would, and
+// records it as line num.
+func addLine(t testing.TB, rec *Recording, num int, line []byte) {
+	dto := mustDecode(t, line)
+	rec.Add(uahstream.Line{Num: num, Raw: line, DTO: dto, Change: rec.s.Add(dto, nil)})
 }
 
 func TestAnswersOnlyLocalHosts(t *testing.T) {
@@ -312,7 +320,7 @@ func TestAnswersOnlyLocalHosts(t *testing.T) {
 // Above the client limit, an event stream is answered 503; a place freed
 // is taken again.
 func TestMaxClients(t *testing.T) {
-	rec := NewRecording() // never ends: the streams stay open
+	rec := NewRecording(nil) // never ends: the streams stay open
 	defer rec.Close()
 	srv := httptest.NewServer(NewHandler(rec, WithMaxClients(3)))
 	defer srv.Close()
@@ -378,7 +386,7 @@ func TestManyClientsAndAStalledOne(t *testing.T) {
 	b := bigRun(t)
 	want := bytes.Count(b, []byte("\n")) + 1 // and the end
 
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	h := NewHandler(rec)
 	h.writeTimeout = 300 * time.Millisecond
@@ -460,11 +468,11 @@ func TestManyClientsAndAStalledOne(t *testing.T) {
 // A client that goes away mid-stream releases everything (goleak).
 func TestClientDisconnects(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	srv := httptest.NewServer(NewHandler(rec))
 	for i, l := range lines(readFile(t, runFile))[:5] {
-		rec.add(i+1, mustDecode(t, l), nil, l)
+		addLine(t, rec, i+1, l)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, "GET", srv.URL+"/events", nil)
@@ -485,7 +493,7 @@ func TestServeShutsDown(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	slow := make(chan struct{})
 	mux := http.NewServeMux()
@@ -574,7 +582,7 @@ func TestJSONCarriesNoHostileCharacters(t *testing.T) {
 func TestRecordingMemoryIsBounded(t *testing.T) {
 	data := corpus.Generate(corpus.LongRun(64 << 20))
 	before := heapInUse()
-	rec := NewRecording()
+	rec := NewRecording(nil)
 	defer rec.Close()
 	require.NoError(t, rec.Consume(bytes.NewReader(data)))
 	rec.End(nil)

@@ -3,13 +3,9 @@ package ssestream
 import (
 	"time"
 
-	"github.com/uagentkit/stream/internal/span"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/timeline"
 )
-
-// MaxToolLanes is how many tool lanes /intervals lays operations out in;
-// operations beyond them go to one more lane, counted in "more". The
-// command's SVG timeline lays them out with the same limit.
-const MaxToolLanes = 24
 
 // intervals is what GET /intervals serves: the run's fold as a picture
 // needs it. Times are milliseconds since origin.
@@ -42,36 +38,31 @@ type notice struct {
 	Count int `json:"count"`
 }
 
-// buildIntervals lays out the record's fold: its turns and operations, in
-// tool lanes, its notices; times in milliseconds from the fold's first
-// time.
+// buildIntervals lays out the session's open run (else its last) as the
+// timeline package lays a run out (timeline.Of): its turns and
+// operations, in tool lanes, its notices; times in milliseconds from the
+// fold's first time. Called with rec.mu held.
 func (rec *Recording) buildIntervals() intervals {
-	f := &rec.fold
-	origin, last := f.Times()
-	ms := func(t time.Time) float64 { return float64(t.Sub(origin)) / float64(time.Millisecond) }
-	out := intervals{Origin: origin, End: ms(last), Turns: []bar{}, Tools: []bar{}, Notices: []notice{}}
-	for i, n := range f.Notices() {
-		out.Notices = append(out.Notices, notice{Line: rec.noticeLines[i], Count: n.Count})
-	}
-	for i, iv := range f.Turns() {
-		failure := rec.turnFailures[i]
-		out.Turns = append(out.Turns, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, OK: failure == "", Detail: failure})
-		out.End = max(out.End, ms(iv.End), ms(iv.Start))
-	}
-	tools := f.Tools()
-	spans := make([]span.Span[time.Time], len(tools))
-	for i, iv := range tools {
-		spans[i] = span.Span[time.Time]{Start: iv.Start, End: iv.End}
-	}
-	lanes, more := span.Lanes(spans, MaxToolLanes)
-	out.More = more
-	for i, iv := range tools {
-		out.Tools = append(out.Tools, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, Lane: lanes[i], OK: iv.OK,
-			Label: rec.ops[i].label, Detail: rec.ops[i].detail})
-		out.End = max(out.End, ms(iv.End), ms(iv.Start))
-		if lanes[i] < MaxToolLanes {
-			out.Lanes = max(out.Lanes, lanes[i]+1)
+	var l timeline.Layout
+	var notices []stream.Notice
+	rec.s.Fold(func(f *stream.Fold) { l, notices = timeline.Of(f), f.Notices() })
+	ms := func(t time.Time) float64 { return float64(t.Sub(l.Origin)) / float64(time.Millisecond) }
+	out := intervals{Origin: l.Origin, End: ms(l.End), Turns: []bar{}, Tools: []bar{}, Notices: []notice{}, Lanes: l.Lanes, More: l.More}
+	for i, n := range notices {
+		line := 0
+		if i < len(rec.noticeLines) {
+			line = rec.noticeLines[i]
 		}
+		out.Notices = append(out.Notices, notice{Line: line, Count: n.Count})
+	}
+	for _, iv := range l.Turns {
+		out.Turns = append(out.Turns, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, OK: iv.OK, Detail: iv.Detail})
+		out.End = max(out.End, ms(iv.End), ms(iv.Start))
+	}
+	for _, iv := range l.Tools {
+		out.Tools = append(out.Tools, bar{Start: ms(iv.Start), End: ms(iv.End), Open: iv.Open, Turn: iv.Turn, Lane: iv.Lane, OK: iv.OK,
+			Label: iv.Label, Detail: iv.Detail})
+		out.End = max(out.End, ms(iv.End), ms(iv.Start))
 	}
 	return out
 }

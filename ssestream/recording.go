@@ -2,6 +2,7 @@ package ssestream
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -20,20 +21,24 @@ import (
 // Recording is the shared, append-only record of one stream's lines that a
 // [Handler] serves: each line is kept once, as the event clients are sent,
 // in a spool file, and every client reads it back at its own pace. Lines
-// arrive through [Recording.Consume]; [Recording.End] marks the end of the
-// stream and says how the run ended; [Recording.Close] removes the spool.
+// arrive through [Recording.Add], each as the stream's session folded it
+// (the Recording keeps no fold of its own: /summary, /intervals and
+// /session are the session's answers); [Recording.End] marks the end of
+// the stream and says how the run ended; [Recording.Close] removes the
+// spool.
 //
 // Its memory does not grow with the stream's bytes: the spool is a
 // temporary file (unlinked at once where the system allows, so that
-// nothing is left behind), and what a Recording keeps in memory is the
-// run's fold (see stream.Fold), each tool operation's label and detail for
-// /intervals, and one offset for every 64 lines, for clients that resume.
+// nothing is left behind), and what a Recording keeps in memory is one
+// offset for every 64 lines, for clients that resume, the line each
+// notice first came on, and each ended run's summary (for /session).
 // Where no temporary file can be made, the spool is memory.
 //
-// A Recording is safe for concurrent use: one writer (Consume, End) and any
+// A Recording is safe for concurrent use: one writer (Add, End) and any
 // number of readers. Readers never hold the lock while they write to a
 // client, so the pace of a client never holds the writer back.
 type Recording struct {
+	s       *uahstream.Session
 	mu      sync.Mutex
 	spool   *spool
 	size    int64         // bytes of whole events in the spool
@@ -42,25 +47,17 @@ type Recording struct {
 	changed chan struct{} // closed, and replaced, on every change
 	version int           // counts the changes
 	ended   bool
-	end     []byte      // the end event's JSON
-	fold    stream.Fold // the run's fold
-	buf     []byte      // the event being written
+	end     []byte // the end event's JSON
+	buf     []byte // the event being written
+	line    []byte // a line encoded, for a Line that came without its bytes
 
-	// For /intervals, what the fold does not keep: each operation's label
-	// and detail, the failures of turns, the line each notice first came on.
-	ops          []opText
-	turnFailures map[int]string
-	noticeLines  []int
+	noticeLines []int               // the line each notice of the open run first came on
+	runs        []stream.SummaryDTO // the summaries of the runs that ended, for /session
 
 	// The JSON of /summary, /intervals and /session, computed by the
 	// clock now.
 	now                         func() time.Time
 	sumCache, ivCache, sesCache cache
-
-	// A session stream of the harness (its first line session_opened):
-	// the session's fold; the record's fold is then its open (or last)
-	// run's, from that run's run_started on.
-	session *uahstream.Session
 }
 
 // mark is where an event begins in the spool, and its line's number.
@@ -79,10 +76,34 @@ type cache struct {
 	at      time.Time
 }
 
-// NewRecording returns an empty Recording, its spool a temporary file.
-// Call Close when it is no longer served.
-func NewRecording() *Recording {
-	return &Recording{changed: make(chan struct{}), now: time.Now, spool: newSpool()}
+// NewRecording returns an empty Recording of the lines of s, its spool a
+// temporary file; nil s is a new Session of its own. The Recording makes
+// s keep what its lines say of every operation (uahstream.Session.KeepText),
+// for /intervals: s must have had no line. Call Close when it is no longer
+// served.
+func NewRecording(s *uahstream.Session) *Recording {
+	if s == nil {
+		s = new(uahstream.Session)
+	}
+	s.KeepText(false)
+	return &Recording{s: s, changed: make(chan struct{}), now: time.Now, spool: newSpool()}
+}
+
+// Consume reads the stream r into the record's session and the record (a
+// uahstream.Reader of the session, with opts) until r ends, the end of r
+// being the session's. It does not end the record: call End. An error of
+// r is returned after every line before it. Consume is the record's one
+// writer, and its session must have had no line.
+func (rec *Recording) Consume(r io.Reader, opts ...stream.DecoderOption) error {
+	for l := range rec.s.Reader(r, opts...).Lines() {
+		if l.Err != nil {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				return l.Err
+			}
+		}
+		rec.Add(l)
+	}
+	return nil
 }
 
 // Close removes the spool. Clients being served read nothing more; Close
@@ -99,49 +120,48 @@ func (rec *Recording) notify() {
 	rec.version++
 }
 
-// Consume reads a stream from r, through a [stream.Decoder] with opts, into
-// the record until r ends. It does not end the record: call End. An error
-// of r is returned after every line before it. Consume is the record's one
-// writer: do not call it from two goroutines at once.
-func (rec *Recording) Consume(r io.Reader, opts ...stream.Option) error {
-	dec := stream.NewDecoder(r, opts...)
-	for {
-		dto, err := dec.Decode()
-		if err == io.EOF {
-			return nil
-		}
-		le, ok := errors.AsType[*stream.LineError](err)
-		if err != nil && !ok {
-			return err
-		}
-		rec.add(dec.Line(), dto, le, dec.Raw())
+// Add records a line of the stream, as the Recording's session folded it
+// (a uahstream.Reader's, or execstream.Run.Lines's with execstream.WithRaw):
+// its bytes, or, for a line that came without them (a run directory's
+// event), the line the uagent writer writes for it. The session's end
+// (a Line whose Change.End is set) sends nothing: End does. Add is the
+// record's one writer: do not call it from two goroutines at once.
+func (rec *Recording) Add(l uahstream.Line) {
+	if l.Ended != nil {
+		rec.mu.Lock()
+		rec.runs = append(rec.runs, l.Ended.Summary)
+		rec.mu.Unlock()
 	}
-}
-
-func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
-	live := rec.sessionAdd(dto, le)
+	if l.End {
+		return
+	}
+	raw := l.Raw
+	if raw == nil && l.Err == nil {
+		raw = rec.encode(l.DTO)
+	}
+	num := l.Num
+	if num == 0 {
+		num = rec.events + 1
+	}
 	// The event, as every client is sent it.
 	b := append(rec.buf[:0], "id: "...)
 	b = strconv.AppendInt(b, int64(num), 10)
 	b = append(b, "\nevent: "...)
-	var errJSON []byte
-	if le != nil {
-		errJSON, _ = json.Marshal(struct {
+	if l.Err != nil {
+		errJSON, _ := json.Marshal(struct {
 			Line  int    `json:"line"`
 			Error string `json:"error"`
-		}{num, le.Error()})
+		}{num, l.Err.Error()})
 		b = append(b, EventLineError...)
-	} else {
-		b = append(b, eventName(dto)...)
-	}
-	b = append(b, "\ndata: "...)
-	if le != nil {
+		b = append(b, "\ndata: "...)
 		b = append(b, safetext.EscapeJSON(errJSON)...)
 	} else {
+		b = append(b, eventName(l.DTO)...)
+		b = append(b, "\ndata: "...)
 		b = appendData(b, raw)
 	}
 	b = append(b, "\n\n"...)
-	if live != nil { // what the line did to the streamed text, under the line's number
+	if live := liveEvent(l.Change); live != nil { // what the line did to the streamed text, under the line's number
 		b = append(b, "id: "...)
 		b = strconv.AppendInt(b, int64(num), 10)
 		b = append(b, "\nevent: "+EventLive+"\ndata: "...)
@@ -158,10 +178,11 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	if le != nil {
-		rec.fold.Add(nil, le)
-	} else {
-		rec.observe(num, rec.fold.Add(dto, nil))
+	if l.Started {
+		rec.noticeLines = nil
+	}
+	if l.Step.NoticeStep == stream.Opened {
+		rec.noticeLines = append(rec.noticeLines, num)
 	}
 	if werr == nil {
 		if rec.events%markEvery == 0 {
@@ -173,30 +194,18 @@ func (rec *Recording) add(num int, dto any, le *stream.LineError, raw []byte) {
 	rec.notify()
 }
 
-// sessionAdd folds a line into the session, when the record is of one
-// (from its first line on), and returns the data of the live event the
-// line makes (what it did to the streamed text), or nil. A run_started
-// begins the record's fold again.
-func (rec *Recording) sessionAdd(dto any, le *stream.LineError) []byte {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if rec.events == 0 && le == nil && uahstream.Opens(dto) {
-		rec.session = new(uahstream.Session)
+// encode is the line the uagent writer writes for dto.
+func (rec *Recording) encode(dto any) []byte {
+	e, ok := stream.DTOToEvent(dto)
+	if !ok {
+		return []byte("{}")
 	}
-	if rec.session == nil {
-		return nil
-	}
-	var err error
-	if le != nil {
-		err = le // not a nil *LineError in an error
-	} else if typed, derr := uahstream.Decode(dto); derr == nil {
-		dto = typed
-	}
-	ch := rec.session.Add(dto, err)
-	if ch.Started { // the record shows the open run, from its run_started
-		rec.fold, rec.ops, rec.turnFailures, rec.noticeLines = stream.Fold{}, nil, nil, nil
-	}
-	return liveEvent(ch)
+	var b bytes.Buffer
+	b.Write(rec.line[:0])
+	sink := stream.NewSink(&b)
+	sink.Emit(e)
+	rec.line = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return rec.line
 }
 
 // liveEvent is the data of the live event a line of a session makes:
@@ -223,8 +232,8 @@ func liveEvent(ch uahstream.Change) []byte {
 		items, ev.Step, ev.Same = []*uahstream.Live{ch.Live}, "replaced", ch.Same
 	case ch.LiveStep == uahstream.Void:
 		items, ev.Step = ch.Voided, "void"
-	case len(ch.Unreplaced) > 0:
-		items, ev.Step = ch.Unreplaced, "unreplaced"
+	case ch.Ended != nil && len(ch.Ended.Unreplaced) > 0:
+		items, ev.Step = ch.Ended.Unreplaced, "unreplaced"
 	default:
 		return nil
 	}
@@ -236,55 +245,25 @@ func liveEvent(ch uahstream.Change) []byte {
 }
 
 // sessionJSON returns what /session serves: the session's id, each run's
-// summary as /summary serves it, and the totals; for a record that is
-// not of a session, its one run.
+// summary as /summary serves it (those that ended, then the open one's so
+// far), and, of a session stream, the totals; of a run's stream, its one
+// run and no totals.
 func (rec *Recording) sessionJSON() ([]byte, error) {
 	return rec.cached(&rec.sesCache, func(rec *Recording) ([]byte, error) {
 		out := struct {
 			SessionID string              `json:"session_id"`
 			Runs      []stream.SummaryDTO `json:"runs"`
 			Totals    *uahstream.Totals   `json:"totals,omitempty"`
-		}{Runs: []stream.SummaryDTO{}}
-		if rec.session == nil {
-			out.SessionID = rec.fold.Summary().SessionID
-			out.Runs = append(out.Runs, rec.fold.Summary())
-			return json.Marshal(out)
+		}{SessionID: rec.s.ID(), Runs: append([]stream.SummaryDTO{}, rec.runs...)}
+		if rec.s.Open() || !rec.s.Harness() && len(out.Runs) == 0 {
+			rec.s.Fold(func(f *stream.Fold) { out.Runs = append(out.Runs, f.Recomputed().Summary) })
 		}
-		out.SessionID = rec.session.ID()
-		for _, r := range rec.session.Runs() {
-			out.Runs = append(out.Runs, r.Summary)
+		if rec.s.Harness() {
+			t := rec.s.Totals()
+			out.Totals = &t
 		}
-		t := rec.session.Totals()
-		out.Totals = &t
 		return json.Marshal(out)
 	})
-}
-
-// opText is what /intervals shows of an operation beside its times.
-type opText struct{ label, detail string }
-
-// observe keeps what /intervals shows that the fold hands over only in the
-// line's Change: the operations' labels and details, the turns' failures,
-// the notices' lines.
-func (rec *Recording) observe(num int, ch stream.Change) {
-	switch ch.ToolStep {
-	case stream.Opened:
-		iv := rec.fold.Tool(ch.ToolIndex)
-		rec.ops = append(rec.ops, opText{label: iv.Name + ": " + iv.Label})
-	case stream.Closed:
-		rec.ops[ch.ToolIndex].detail = rec.fold.Tool(ch.ToolIndex).Detail
-	}
-	if ch.TurnStep == stream.Closed {
-		if failure := rec.fold.Turn(ch.TurnIndex).Failure; failure != "" {
-			if rec.turnFailures == nil {
-				rec.turnFailures = map[int]string{}
-			}
-			rec.turnFailures[ch.TurnIndex] = failure
-		}
-	}
-	if ch.NoticeStep == stream.Opened {
-		rec.noticeLines = append(rec.noticeLines, num)
-	}
 }
 
 // appendData appends a line's bytes as an SSE data field carries them,
@@ -299,34 +278,22 @@ func appendData(dst, raw []byte) []byte {
 // End marks the end of the stream and says how the run ended: v is the
 // verdict of the run that was recorded (a process's, as
 // execstream.Outcome carries it), or nil when the record is a stream alone
-// (a file, standard input), whose verdict the record's fold gives from the
-// lines (stream.Fold.Verdict). Only the first End counts.
+// (a file, standard input), whose verdict the session gives from its
+// lines (uahstream.Session.Verdict). Only the first End counts.
 func (rec *Recording) End(v *stream.Verdict) {
+	if v == nil {
+		alone := rec.s.Verdict()
+		v = &alone
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if rec.ended {
 		return
 	}
-	if v == nil {
-		alone := rec.fold.Verdict()
-		if rec.session != nil {
-			alone = rec.session.Verdict()
-		}
-		v = &alone
-	}
 	rec.end, _ = json.Marshal(endEvent{Ending: v.Ending.String(), Status: string(v.Status), ExitCode: v.ExitCode})
 	rec.end = safetext.EscapeJSON(rec.end) // the status may be the stream's
 	rec.ended = true
 	rec.notify()
-}
-
-// Fold calls f with the record's fold, under the record's lock: for a
-// caller that wants an answer of the fold about the lines so far (its
-// verdict with an exit code, its summary). f must not keep the fold.
-func (rec *Recording) Fold(f func(*stream.Fold)) {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	f(&rec.fold)
 }
 
 // endEvent is the data of the SSE end event.
@@ -366,21 +333,14 @@ func (rec *Recording) intervalsJSON() ([]byte, error) {
 	})
 }
 
-// summaryJSON returns the summary as /summary serves it.
+// summaryJSON returns the summary as /summary serves it: the open run's
+// (else the last run's) so far.
 func (rec *Recording) summaryJSON() ([]byte, error) {
 	return rec.cached(&rec.sumCache, func(rec *Recording) ([]byte, error) {
-		return stream.MarshalSummary(rec.fold.Summary())
+		var sum stream.SummaryDTO
+		rec.s.Fold(func(f *stream.Fold) { sum = f.Recomputed().Summary })
+		return stream.MarshalSummary(sum)
 	})
-}
-
-// Finished reports whether a run_finished line has been recorded: the
-// stream has ended. A session stream of the harness has no last line (no
-// closing event): for one, Finished is false. It is cheap: a follower
-// asks it at every end of the file.
-func (rec *Recording) Finished() bool {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return rec.session == nil && rec.fold.Finished()
 }
 
 // state returns how many bytes of whole events the spool holds, the end

@@ -20,7 +20,7 @@ func TestServeASession(t *testing.T) {
 	b := sessions.Write(sessions.Options{Runs: []sessions.Run{
 		{Message: "one", Answer: "DONE", Calls: 1}, {Message: "two", Answer: "Again", Reset: true}}})
 	rec := recorded(t, b)
-	assert.False(t, rec.Finished(), "a session has no last line")
+	assert.False(t, rec.s.Finished(), "a session has no last line")
 	srv := httptest.NewServer(NewHandler(rec))
 	defer srv.Close()
 	evs := events(t, srv, "/events")

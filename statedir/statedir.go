@@ -122,7 +122,7 @@ type Message struct {
 }
 
 // Run is one run directory as uagent saved it. OpenRun reads its request
-// and summary; Lines reads its records. A Run is not safe for concurrent
+// and summary; Events reads its records. A Run is not safe for concurrent
 // use.
 type Run struct {
 	// Dir is the directory, ID its name: the run's id.
@@ -192,7 +192,7 @@ func (r *Run) problem(file string, line int, err error) {
 
 // Problems returns what could not be read of the run so far, each a
 // *Problem naming its file and line: of its request and summary from
-// OpenRun on, of its records once Lines has read them.
+// OpenRun on, of its records once Events (or Follow) has read them.
 func (r *Run) Problems() []error { return slices.Clone(r.problems) }
 
 // Finished reports whether the run has a summary with a final status: it
@@ -418,29 +418,19 @@ func IsStateDir(dir string) bool {
 	return err == nil && info.IsDir()
 }
 
-// StatsSummary is the summary `uagent stats RUN_DIR` gives of a run: the
-// stats and answer recomputed from its events (rc, what stream.Summarize
-// or a Fold gives of its Lines), with summary.json's metadata (status,
-// runner exit code, identity, start and wall time, running included);
-// without a summary.json, the status as if the runner had exited 0, and
-// the event span as the wall time.
-func StatsSummary(r *Run, rc stream.Recomputed) stream.SummaryDTO {
+// Stats is the summary `uagent stats RUN_DIR` gives of the run: the stats
+// and answer recomputed from its events (rc: what a fold of Events says),
+// with summary.json's metadata (status, runner exit code, identity, start
+// and wall time, running included); without a summary.json, the status
+// as if the runner had exited 0, and the event span as the wall time.
+func (r *Run) Stats(rc stream.Recomputed) stream.SummaryDTO {
 	sum := rc.Summary
 	if s := r.Summary; s != nil {
 		sum.RunID, sum.SessionID, sum.Provider, sum.Model, sum.Effort, sum.Workspace = s.RunID, s.SessionID, s.Provider, s.Model, s.Effort, s.Workspace
-		sum.StartedAt = s.StartedAt
+		sum.StartedAt, sum.Status, sum.RunnerExitCode, sum.WallMS = s.StartedAt, s.Status, s.RunnerExitCode, s.WallMS
+		return sum
 	}
-	status, code, wall := r.Outcome(sum.Stats.Stats())
-	sum.Status, sum.RunnerExitCode, sum.WallMS = string(status), code, wall.Milliseconds()
+	sum.Status, sum.RunnerExitCode = string(stream.Classify("", 0, sum.Stats.Stats())), 0
+	sum.WallMS = sum.Stats.EventSpanMS
 	return sum
-}
-
-// Outcome is the status, runner exit code and wall time uagent stats gives
-// a run whose stats are stats: summary.json's (running included); without
-// one, the status as if the runner had exited 0, and the event span.
-func (r *Run) Outcome(stats stream.Stats) (stream.Status, int, time.Duration) {
-	if s := r.Summary; s != nil {
-		return stream.Status(s.Status), s.RunnerExitCode, time.Duration(s.WallMS) * time.Millisecond
-	}
-	return stream.Classify("", 0, stats), 0, stats.EventSpan
 }

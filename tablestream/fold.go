@@ -4,28 +4,33 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
-// folder makes rows from the fold's changes, line by line, keeping what
-// the tool rows need at the end that the fold does not keep: each
-// operation's label, op type and detail, and each call's label, detail and
-// (with content) arguments.
-type folder struct {
+// Builder makes the rows of a stream's runs from its lines, as the
+// stream's session folded them: it keeps no fold of its own. A run's
+// TurnRows, NoticeRows and MessageRows come with the lines that close
+// them; its ToolCallRows (a call's failure is known only then) and its
+// RunRow come with the line that ends it (uahstream.Change.Ended): its
+// run_finished, the next run's run_started, or the session's end. The
+// session must keep what its lines say of each operation and call
+// (uahstream.Session.KeepText, with arguments when the rows are made with
+// content), as Rows and Read have it. A Builder is not safe for
+// concurrent use.
+type Builder struct {
 	config
-	f       stream.Fold
-	runID   string
-	started bool
-	ops     []opText
-	calls   []callText
-	out     []any // the rows of the line being added
+	runID    string
+	finished bool  // the open run's run_finished came: what follows is not its
+	out      []any // the rows of the line being added
 }
 
-type opText struct{ label, opType, detail string }
-
-type callText struct {
-	label, detail, args string
-	at, finishedAt      time.Time
-	called              bool // a tool_called gave the arguments
+// NewBuilder returns a Builder of the rows opts ask for.
+func NewBuilder(opts ...Option) *Builder {
+	b := &Builder{}
+	for _, o := range opts {
+		o(&b.config)
+	}
+	return b
 }
 
 func ms(d time.Duration) int64 { return d.Milliseconds() }
@@ -44,143 +49,120 @@ func tokens(t stream.Tokens) Tokens {
 		TokensCacheWriteInput: t.CacheWriteInputTokens, TokensOutput: t.OutputTokens, TokensReasoning: t.ReasoningTokens}
 }
 
-// add folds one line and returns the rows it closed. The slice is reused.
-func (f *folder) add(dto any, err error) []any {
-	f.out = f.out[:0]
-	if err != nil || f.f.Finished() {
-		f.f.Add(dto, err)
-		return nil
+// Add returns the rows a line closed (each a RunRow, TurnRow,
+// ToolCallRow, NoticeRow or MessageRow). The slice is reused by the next
+// Add.
+func (b *Builder) Add(l uahstream.Line) []any {
+	b.out = b.out[:0]
+	if l.Ended != nil { // by this line, or cut off by its run_started
+		b.end(l.Ended)
 	}
-	if d, ok := dto.(stream.RunStartedDTO); ok && !f.started {
-		f.runID, f.started = d.RunID, true
+	if l.Started {
+		b.runID, b.finished = "", false
+		if d, ok := l.DTO.(stream.RunStartedDTO); ok {
+			b.runID = d.RunID
+		}
 	}
-	ch := f.f.Add(dto, nil)
-	f.keep(dto, ch)
-	switch d := dto.(type) {
+	if l.Err != nil || l.DTO == nil || l.Run < 0 || b.finished {
+		return b.out
+	}
+	ch := l.Step
+	switch d := l.DTO.(type) {
 	case stream.ModelRespondedDTO:
 		if ch.TurnStep == stream.Closed {
-			f.out = append(f.out, f.turnRow(f.f.Turn(ch.TurnIndex)))
+			b.out = append(b.out, b.turnRow(l.Turn))
 		} else { // a response that closed no turn: its tokens still count
-			f.out = append(f.out, TurnRow{RunID: f.runID, Turn: int64(d.Turn), TurnID: d.TurnID, EndedAt: ts(d.At),
+			b.out = append(b.out, TurnRow{RunID: b.runID, Turn: int64(d.Turn), TurnID: d.TurnID, EndedAt: ts(d.At),
 				Tokens: tokens(d.Usage.Tokens()), Stop: d.Stop, Failure: d.Failure})
 		}
 	case stream.PreflightWarningDTO:
-		f.notice(d.At, stream.TypePreflightWarning, d.Code, d.Message, ch)
+		b.notice(d.At, stream.TypePreflightWarning, d.Code, d.Message, l)
 	case stream.RunnerErrorDTO:
-		f.notice(d.At, stream.TypeRunnerError, "", d.Message, ch)
+		b.notice(d.At, stream.TypeRunnerError, "", d.Message, l)
 	case stream.UserMessageDTO:
-		f.message(d.At, "user", 0, false, d.Text)
+		b.message(d.At, "user", 0, false, d.Text)
 	case stream.DeveloperMessageDTO:
-		f.message(d.At, "developer", 0, false, d.Text)
+		b.message(d.At, "developer", 0, false, d.Text)
 	case stream.AssistantMessageDTO:
-		f.message(d.At, "assistant", d.Turn, d.Final, d.Text)
+		b.message(d.At, "assistant", d.Turn, d.Final, d.Text)
 	case stream.ReasoningDTO:
-		f.message(d.At, "reasoning", d.Turn, false, d.Text)
+		b.message(d.At, "reasoning", d.Turn, false, d.Text)
+	case stream.RunFinishedDTO:
+		b.finished = true
 	}
-	return f.out
+	return b.out
 }
 
-// keep keeps what the line said of its operation and call, for the rows
-// made at the end.
-func (f *folder) keep(dto any, ch stream.Change) {
-	switch ch.ToolStep {
-	case stream.Opened:
-		iv := f.f.Tool(ch.ToolIndex)
-		f.ops = append(f.ops, opText{label: iv.Label, opType: iv.OpType})
-	case stream.Closed:
-		f.ops[ch.ToolIndex].detail = f.f.Tool(ch.ToolIndex).Detail
-	}
-	switch dto.(type) {
-	case stream.ToolCalledDTO, stream.ToolStartedDTO, stream.ToolFinishedDTO:
-	default:
-		return
-	}
-	c := f.f.Call(ch.CallIndex)
-	if ch.CallStep == stream.Opened {
-		f.calls = append(f.calls, callText{label: c.Label, at: c.At})
-	}
-	kept := &f.calls[ch.CallIndex]
-	if ch.CallStep == stream.Closed || ch.CallStep == stream.Opened && c.Finished {
-		kept.detail, kept.finishedAt = c.Detail, c.FinishedAt
-	}
-	if _, ok := dto.(stream.ToolCalledDTO); ok && !kept.called && f.content {
-		kept.args, kept.called = c.Arguments, true
+func (b *Builder) notice(at time.Time, typ, code, message string, l uahstream.Line) {
+	b.out = append(b.out, NoticeRow{RunID: b.runID, At: ts(at), Type: typ, Code: code, Message: message,
+		Index: int64(l.Step.NoticeIndex), Count: int64(l.Notice.Count)})
+}
+
+func (b *Builder) message(at time.Time, role string, turn int, final bool, text string) {
+	if b.content {
+		b.out = append(b.out, MessageRow{RunID: b.runID, At: ts(at), Role: role, Turn: int64(turn), Final: final, Text: text})
 	}
 }
 
-func (f *folder) notice(at time.Time, typ, code, message string, ch stream.Change) {
-	f.out = append(f.out, NoticeRow{RunID: f.runID, At: ts(at), Type: typ, Code: code, Message: message,
-		Index: int64(ch.NoticeIndex), Count: int64(f.f.Notice(ch.NoticeIndex).Count)})
-}
-
-func (f *folder) message(at time.Time, role string, turn int, final bool, text string) {
-	if f.content {
-		f.out = append(f.out, MessageRow{RunID: f.runID, At: ts(at), Role: role, Turn: int64(turn), Final: final, Text: text})
-	}
-}
-
-func (f *folder) turnRow(iv stream.TurnInterval) TurnRow {
+func (b *Builder) turnRow(iv stream.TurnInterval) TurnRow {
 	d := ms(iv.End.Sub(iv.Start))
-	return TurnRow{RunID: f.runID, Turn: int64(iv.Turn), TurnID: iv.TurnID, StartedAt: ts(iv.Start), EndedAt: ts(iv.End),
+	return TurnRow{RunID: b.runID, Turn: int64(iv.Turn), TurnID: iv.TurnID, StartedAt: ts(iv.Start), EndedAt: ts(iv.End),
 		DurationMS: &d, Open: iv.Open, Tokens: tokens(iv.Usage), Stop: iv.Stop, Failure: iv.Failure}
 }
 
-// opRow is the row of the i-th operation; an open one runs to the end, as
-// the stats run it, with ok null.
-func (f *folder) opRow(i int, iv stream.ToolInterval) ToolCallRow {
-	call := f.f.Call(iv.Call)
+// opRow is the row of an operation; an open one runs to the end, as the
+// stats run it, with ok null.
+func (b *Builder) opRow(f *stream.Fold, iv stream.ToolInterval) ToolCallRow {
+	call := f.Call(iv.Call)
 	d := ms(iv.End.Sub(iv.Start))
-	t := f.ops[i]
-	row := ToolCallRow{RunID: f.runID, CallID: iv.CallID, OpID: iv.OpID, Name: call.Name, Label: t.label, OpType: t.opType,
-		StartedAt: ts(iv.Start), EndedAt: ts(iv.End), DurationMS: &d, Detail: t.detail, CallFailed: call.Failed, Turn: int64(iv.Turn)}
+	row := ToolCallRow{RunID: b.runID, CallID: iv.CallID, OpID: iv.OpID, Name: call.Name, Label: iv.Label, OpType: iv.OpType,
+		StartedAt: ts(iv.Start), EndedAt: ts(iv.End), DurationMS: &d, Detail: iv.Detail, CallFailed: call.Failed, Turn: int64(iv.Turn)}
 	if !iv.Open {
 		ok := iv.OK
 		row.OK = &ok
 	}
-	if f.content {
-		row.Arguments = &f.calls[iv.Call].args
+	if b.content {
+		row.Arguments = &call.Arguments
 	}
 	return row
 }
 
-// callRow is the row of the i-th call, which has no operation.
-func (f *folder) callRow(i int, c stream.ToolCall) ToolCallRow {
-	t := f.calls[i]
-	row := ToolCallRow{RunID: f.runID, CallID: c.CallID, Name: c.Name, Label: t.label, StartedAt: ts(t.at), Detail: t.detail,
+// callRow is the row of a call that has no operation.
+func (b *Builder) callRow(c stream.ToolCall) ToolCallRow {
+	row := ToolCallRow{RunID: b.runID, CallID: c.CallID, Name: c.Name, Label: c.Label, StartedAt: ts(c.At), Detail: c.Detail,
 		CallFailed: c.Failed, Turn: int64(c.Turn)}
 	if c.Finished {
-		d, ok := ms(t.finishedAt.Sub(t.at)), c.OK
-		row.EndedAt, row.DurationMS, row.OK = ts(t.finishedAt), &d, &ok
+		d, ok := ms(c.FinishedAt.Sub(c.At)), c.OK
+		row.EndedAt, row.DurationMS, row.OK = ts(c.FinishedAt), &d, &ok
 	}
-	if f.content {
-		row.Arguments = &t.args
+	if b.content {
+		row.Arguments = &c.Arguments
 	}
 	return row
 }
 
-// end returns the open turn's row, the tool rows (operations in the order
-// they started, then the calls without one: only now is every call's
-// failure known), then the RunRow.
-func (f *folder) end() []any {
-	f.out = f.out[:0]
-	for _, iv := range f.f.Turns() {
+// end adds the rows of a run that ended: its open turn's, the tool rows
+// (operations in the order they started, then the calls without one),
+// then its RunRow.
+func (b *Builder) end(e *uahstream.Ended) {
+	f := e.Fold
+	for _, iv := range f.Turns() {
 		if iv.Open {
-			f.out = append(f.out, f.turnRow(iv))
+			b.out = append(b.out, b.turnRow(iv))
 		}
 	}
-	for i, iv := range f.f.Tools() {
-		f.out = append(f.out, f.opRow(i, iv))
+	for _, iv := range f.Tools() {
+		b.out = append(b.out, b.opRow(f, iv))
 	}
-	for i, c := range f.f.Calls() {
+	for _, c := range f.Calls() {
 		if c.Ops == 0 {
-			f.out = append(f.out, f.callRow(i, c))
+			b.out = append(b.out, b.callRow(c))
 		}
 	}
-	return append(f.out, f.runRow())
+	b.out = append(b.out, b.runRow(e.Recomputed))
 }
 
-func (f *folder) runRow() RunRow {
-	r := f.f.Recomputed()
+func (b *Builder) runRow(r stream.Recomputed) RunRow {
 	s := r.Summary
 	st := s.Stats
 	row := RunRow{RunID: s.RunID, SessionID: s.SessionID, Provider: s.Provider, Model: s.Model, Effort: s.Effort, Workspace: s.Workspace,
@@ -190,8 +172,8 @@ func (f *folder) runRow() RunRow {
 		ToolCalls: int64(st.ToolCalls), FailedToolCalls: int64(st.FailedToolCalls), MaxParallelTools: int64(st.MaxParallelTools),
 		ToolsByName: counts(st.ToolsByName), StopReasons: counts(st.StopReasons), Tokens: tokens(st.Tokens.Tokens()),
 		Failures: nonNil(st.Failures), Errors: nonNil(st.Errors), Warnings: nonNil(st.Warnings), FinalAnswer: st.FinalAnswer,
-		File: f.file, CutOff: r.CutOff, Lines: int64(r.Lines), LineErrors: int64(r.LineErrors), SummaryDiffers: len(r.Diff()) > 0}
-	if f.content {
+		File: b.file, CutOff: r.CutOff, Lines: int64(r.Lines), LineErrors: int64(r.LineErrors), SummaryDiffers: len(r.Diff) > 0}
+	if b.content {
 		row.Answer = &s.Answer
 	}
 	return row

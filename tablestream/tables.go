@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // RunRow is one run: its summary recomputed from its lines (identity and,
@@ -238,13 +239,13 @@ type MessageRow struct {
 	Text  string     `json:"text" parquet:"text"`
 }
 
-// Option configures Rows and Read.
+// Option configures a Builder, Rows and Read.
 type Option func(*config)
 
 type config struct {
 	content bool
 	file    string
-	stream  []stream.Option
+	stream  []stream.DecoderOption
 }
 
 // WithContent includes what people and models wrote: MessageRows, the
@@ -256,8 +257,8 @@ func WithContent() Option { return func(c *config) { c.content = true } }
 func WithFile(name string) Option { return func(c *config) { c.file = name } }
 
 // WithStreamOptions passes options to the stream's Decoder (such as
-// stream.WithMaxLineSize).
-func WithStreamOptions(opts ...stream.Option) Option {
+// stream.WithMaxLineSize), for Rows and Read.
+func WithStreamOptions(opts ...stream.DecoderOption) Option {
 	return func(c *config) { c.stream = append(c.stream, opts...) }
 }
 
@@ -270,67 +271,66 @@ type Tables struct {
 	Messages  []MessageRow
 }
 
-// Read reads one run's stream and returns its rows. The error is that of
-// r; lines that cannot be read are counted in RunRow.LineErrors.
-func Read(r io.Reader, opts ...Option) (Tables, error) {
-	var t Tables
-	for row, err := range Rows(r, opts...) {
-		if err != nil {
-			return t, err
-		}
-		switch row := row.(type) {
-		case RunRow:
-			t.Run = row
-		case TurnRow:
-			t.Turns = append(t.Turns, row)
-		case ToolCallRow:
-			t.ToolCalls = append(t.ToolCalls, row)
-		case NoticeRow:
-			t.Notices = append(t.Notices, row)
-		case MessageRow:
-			t.Messages = append(t.Messages, row)
-		}
+// add adds a row to the tables of its kind.
+func (t *Tables) add(row any) {
+	switch row := row.(type) {
+	case RunRow:
+		t.Run = row
+	case TurnRow:
+		t.Turns = append(t.Turns, row)
+	case ToolCallRow:
+		t.ToolCalls = append(t.ToolCalls, row)
+	case NoticeRow:
+		t.Notices = append(t.Notices, row)
+	case MessageRow:
+		t.Messages = append(t.Messages, row)
 	}
-	return t, nil
 }
 
-// Rows reads one run's stream and yields its rows: a TurnRow when a model
-// response closes a turn (or closes none), a NoticeRow and a MessageRow as
-// their lines come; at the end of the stream, the row of a turn still
-// open, the ToolCallRows (a call's failure is known only then), then the
-// RunRow. Its RunID is the run_started's; the other rows carry it once
-// run_started has come. Each value is a RunRow,
+// Read reads a stream (a run's; or a session stream's runs, in order) and
+// returns each run's rows. The error is that of r; lines that cannot be
+// read are counted in RunRow.LineErrors.
+func Read(r io.Reader, opts ...Option) ([]Tables, error) {
+	var out []Tables
+	var cur Tables
+	for row, err := range Rows(r, opts...) {
+		if err != nil {
+			return out, err
+		}
+		cur.add(row)
+		if _, ok := row.(RunRow); ok {
+			out, cur = append(out, cur), Tables{}
+		}
+	}
+	return out, nil
+}
+
+// Rows reads a stream (a run's; or a session stream's runs, in order)
+// through a uahstream.Reader and a Builder, and yields each run's rows:
+// a TurnRow when a model response closes a turn (or closes none), a
+// NoticeRow and a MessageRow as their lines come; when the run ends, the
+// row of a turn still open, the ToolCallRows (a call's failure is known
+// only then), then the RunRow. Its RunID is the run_started's; the other
+// rows carry it once run_started has come. Each value is a RunRow,
 // TurnRow, ToolCallRow, NoticeRow or MessageRow. An error of r ends the
 // sequence, after the rows of what was read.
 func Rows(r io.Reader, opts ...Option) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
-		var c config
-		for _, o := range opts {
-			o(&c)
-		}
-		f := folder{config: c}
-		dec := stream.NewDecoder(r, c.stream...)
-		var readErr error
-		for dto, err := range dec.All() {
-			if err != nil {
-				if _, ok := errors.AsType[*stream.LineError](err); !ok {
-					readErr = err
-					break
+		b := NewBuilder(opts...)
+		rd := uahstream.NewReader(r, b.stream...)
+		rd.Session().KeepText(b.content)
+		for l := range rd.Lines() {
+			if l.Err != nil && !l.End {
+				if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+					yield(nil, l.Err)
+					return
 				}
 			}
-			for _, row := range f.add(dto, err) {
+			for _, row := range b.Add(l) {
 				if !yield(row, nil) {
 					return
 				}
 			}
-		}
-		for _, row := range f.end() {
-			if !yield(row, nil) {
-				return
-			}
-		}
-		if readErr != nil {
-			yield(nil, readErr)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package tablestream
 import (
 	"bytes"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -30,8 +31,10 @@ func TestRowsAddUpToTheStats(t *testing.T) {
 		sum, err := stream.Summarize(bytes.NewReader(b))
 		require.NoError(t, err)
 		st := sum.Summary.Stats
-		tb, err := Read(bytes.NewReader(b))
+		tbs, err := Read(bytes.NewReader(b))
 		require.NoError(t, err)
+		require.Len(t, tbs, 1, "%s: a run's stream is one run", name)
+		tb := tbs[0]
 
 		var tok Tokens
 		for _, r := range tb.Turns {
@@ -102,15 +105,13 @@ func TestContentOnlyWhenAsked(t *testing.T) {
 		stream.ToolCalled{At: runs.T0, CallID: "c", Name: "Bash", Label: "ls", Arguments: `{"secret":"args"}`},
 		stream.AssistantMessage{At: runs.T0, Text: "secret answer", Final: true},
 		stream.RunFinished{At: runs.T0, Result: stream.Result{Status: stream.StatusOK, Answer: "secret answer"}}))
-	tb, err := Read(bytes.NewReader(b))
-	require.NoError(t, err)
+	tb := readOne(t, bytes.NewReader(b))
 	assert.Empty(t, tb.Messages)
 	assert.Nil(t, tb.Run.Answer)
 	require.Len(t, tb.ToolCalls, 1)
 	assert.Nil(t, tb.ToolCalls[0].Arguments)
 	assert.Nil(t, tb.ToolCalls[0].OK, "never finished")
-	tb, err = Read(bytes.NewReader(b), WithContent(), WithFile("f.jsonl"))
-	require.NoError(t, err)
+	tb = readOne(t, bytes.NewReader(b), WithContent(), WithFile("f.jsonl"))
 	require.Len(t, tb.Messages, 2)
 	assert.Equal(t, "secret prompt", tb.Messages[0].Text)
 	assert.Equal(t, "assistant", tb.Messages[1].Role)
@@ -122,13 +123,11 @@ func TestContentOnlyWhenAsked(t *testing.T) {
 // A file that is not a stream, a cut-off run and unreadable lines are rows
 // that say what they are.
 func TestBadInputIsARow(t *testing.T) {
-	tb, err := Read(strings.NewReader("not a stream\nat all\n"))
-	require.NoError(t, err)
+	tb := readOne(t, strings.NewReader("not a stream\nat all\n"))
 	assert.Equal(t, int64(2), tb.Run.LineErrors)
-	assert.Equal(t, int64(0), tb.Run.Lines)
+	assert.Equal(t, int64(2), tb.Run.Lines, "lines, of which none could be read")
 	assert.True(t, tb.Run.CutOff)
-	tb, err = Read(bytes.NewReader(runs.Write(runs.Edges()["cut off"])))
-	require.NoError(t, err)
+	tb = readOne(t, bytes.NewReader(runs.Write(runs.Edges()["cut off"])))
 	assert.True(t, tb.Run.CutOff)
 	require.Len(t, tb.Turns, 1)
 	assert.True(t, tb.Turns[0].Open)
@@ -136,8 +135,17 @@ func TestBadInputIsARow(t *testing.T) {
 	assert.Nil(t, tb.ToolCalls[0].OK, "still running")
 	assert.Equal(t, "edge", tb.Turns[0].RunID)
 	boom := errors.New("boom")
-	_, err = Read(iotest.ErrReader(boom))
+	_, err := Read(iotest.ErrReader(boom))
 	assert.ErrorIs(t, err, boom)
+}
+
+// readOne reads a run's stream: one run's tables.
+func readOne(t *testing.T, r io.Reader, opts ...Option) Tables {
+	t.Helper()
+	tbs, err := Read(r, opts...)
+	require.NoError(t, err)
+	require.Len(t, tbs, 1)
+	return tbs[0]
 }
 
 // col shows a nullable time column.

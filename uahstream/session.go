@@ -2,51 +2,66 @@ package uahstream
 
 import (
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/uagentkit/stream"
 )
 
-// Session is the fold of a session stream: a stream.Fold for each run,
-// from its run_started to its run_finished (or to the line that cut it
-// off: the next run_started, or the end), fed the run's lines as a v1
-// reader of the run alone reads them (the harness's lines inside it as
-// lines of an unknown type); the session's own events; which messages
-// were queued, sent, delivered, failed or withdrawn; and the live text
-// the model streams before each response's authoritative message.
+// Session is the one fold of a stream, whatever it holds: a uagent run's
+// v1 stream is a session of one run, a session stream of the harness a
+// session of many. Which of the two a stream is, is decided here, by its
+// first line (a session_opened: see [Opens]), and nowhere else; every
+// view is given the Session and the Changes it returns.
 //
-// Memory: the open run's fold (or the last run's), each ended run's
-// summary, every message's id and state, and the text streamed since the
-// last response of the open run. The zero Session is empty and ready. A
-// Session is not safe for concurrent use.
+// Of a run's stream, every line goes to the run's one stream.Fold, which
+// keeps the contract's rules (a line before run_started, a second
+// run_started, the lines after run_finished). Of a session stream, each
+// run goes from its run_started to its run_finished, or to what cut it
+// off (the next run_started, or the end), and its fold is fed the run's
+// lines as a v1 reader of the run alone reads them (the harness's lines
+// inside it as lines of an unknown type); the lines between runs are the
+// session's.
+//
+// Memory: the open run's fold, and the last run's until the next begins;
+// the session's totals; every message's id and state; the text streamed
+// since the open run's last response. A run that ends is handed over
+// whole, with its summary, in the Change of the line that ended it
+// ([Ended]), and let go of: the memory does not grow with the number of
+// runs.
+//
+// The zero Session is empty and ready. A Session is safe for concurrent
+// use: one goroutine adds the lines (Add, End), any number ask it
+// questions. A Change is the caller's and says what the fold said as of
+// its line, so that a view may take it later, in another goroutine.
 type Session struct {
-	opened     *SessionOpenedDTO
-	runs       []Run
-	fold       *stream.Fold // the open run's, nil between runs
-	last       *stream.Fold // the open run's, else the run's that ended last
+	mu      sync.Mutex
+	decided bool // the first line has come: the stream is a run's or a session's
+	harness bool // a session stream of the harness
+	bom     error
+	opened  *SessionOpenedDTO
+	fold    *stream.Fold // the open run's; of a session stream, nil between runs
+	last    *stream.Fold // the open run's, else the run's that ended last
+	runs    int          // runs begun
+	totals  Totals
+
 	messages   []Message
 	byID       map[string]int
 	texts      []*Live // streamed assistant text not yet replaced, oldest first
 	reasonings []*Live
 	items      int // streamed items so far, for their Index
-	lines      int
-	lineErrors int
+
+	lines, lineErrors, boms int
+	ended                   bool // End was called
+
+	keepText, keepArgs bool
+	check              *checks // each run's fold checks its lines
 }
 
-// Run is one run of a session, as far as it went.
-type Run struct {
-	// Line is the line of its run_started in the session stream; Lines
-	// the lines it has (run_started and run_finished included).
-	Line, Lines int
-	// Recomputed is what stream.Summarize says of the run's lines alone;
-	// for the open run, of its lines so far.
-	stream.Recomputed
-	// Verdict is how the run ended (for the open run, how its stream
-	// ends so far).
-	Verdict stream.Verdict
-	// Open reports the run still going: no run_finished yet, and no line
-	// that cut it off.
-	Open bool
+// checks is how each run's fold checks its lines (see Reader.Check).
+type checks struct {
+	dec  *stream.Decoder
+	opts []stream.ValidateOption
 }
 
 // MessageState is where a message of the session is.
@@ -79,19 +94,31 @@ type Message struct {
 	State MessageState
 	// Reason is input_failed's.
 	Reason string
-	// Run is the index in Session.Runs of the run it was sent with, or -1.
+	// Run is the index of the run it was sent with, or -1.
 	Run int
 }
 
-// Live is text the model streamed: the deltas of one item, joined.
-// Index numbers the session's items from 0, in the order they began: the
-// key a view keeps an item's text by.
+// Live is text the model streamed: the deltas of one item. Index numbers
+// the session's items from 0, in the order they began: the key a view
+// keeps an item's text by. Text is the item's whole text once it is done
+// (replaced, voided, or ended with its run: the Change that says so has
+// it); while it streams, a view has each delta in its Change.
 type Live struct {
 	Index     int
 	ItemID    string
 	Part      int // of reasoning
 	Reasoning bool
 	Text      string
+
+	buf []byte // the deltas so far, joined (a delta costs its own length)
+}
+
+// done makes the item's Text, once it takes no more deltas.
+func (l *Live) done() *Live {
+	if l.buf != nil {
+		l.Text, l.buf = string(l.buf), nil
+	}
+	return l
 }
 
 // LiveStep says what a line did to the streamed text.
@@ -110,68 +137,176 @@ const (
 	Void
 )
 
-// Change is what one line changed in the session.
+// Change is what one line changed in the session, with what the fold said
+// of it then.
 type Change struct {
-	// Run is the index in Runs of the run the line belongs to, or -1 for
-	// a line between runs.
-	Run int
-	// Started reports the line opened a run; Ended that it ended it
-	// (run_finished); CutOff is the index of a run this line's
-	// run_started cut off, or -1.
-	Started, Ended bool
-	CutOff         int
-	// Step is what the line changed in its run's fold.
-	Step stream.Change
-	// Message is the index in Messages of the message the line named
-	// (the last, for a line that names several), or -1.
+	// Run is the index of the run the line belongs to (from 0), or -1 for
+	// a line between runs; Started reports the line began it (of a run's
+	// stream, its first line).
+	Run     int
+	Started bool
+	// Step is what the line changed in its run's fold; Turn, Tool, Call
+	// and Notice are what the fold said, as of the line, of the turn, the
+	// operation, the call and the notice Step names (zero where its step
+	// is zero), the line's own fields included (see stream.Fold.Tool).
+	Step   stream.Change
+	Turn   stream.TurnInterval
+	Tool   stream.ToolInterval
+	Call   stream.ToolCall
+	Notice stream.Notice
+	// Message is the index in Messages of the message the line named (the
+	// last, for a line that names several), or -1.
 	Message int
 	// Live text: the step, the item, the delta or whether a replacing
-	// text is the same as the streamed one, and the items voided.
+	// text is the same as the streamed one, and the items voided (with
+	// their text).
 	LiveStep LiveStep
 	Live     *Live
 	Delta    string
 	Same     bool
 	Voided   []*Live
-	// Unreplaced is what the run that ended here (Ended or CutOff)
-	// streamed that no response took the place of: a view that has not
-	// shown it shows it now. The items end with their run.
+	// Ended is the run this line ended: by its run_finished (of a session
+	// stream), cut off by the next run_started, or, in End's Change, the
+	// run still open at the end of the stream.
+	Ended *Ended
+	// End reports End's Change: the stream has ended.
+	End bool
+}
+
+// Ended is a run that has ended, handed over whole: its fold takes no
+// more lines, so every answer it gives is final and may be asked from
+// any goroutine.
+type Ended struct {
+	// Run is its index in the session, from 0.
+	Run  int
+	Fold *stream.Fold
+	// Recomputed is its summary (Fold.Recomputed, computed once), Verdict
+	// how its lines say it ended (Fold.Verdict).
+	stream.Recomputed
+	Verdict stream.Verdict
+	// Unreplaced is what it streamed that no response took the place of,
+	// with its text: a view that has not shown it shows it now. The items
+	// end with their run.
 	Unreplaced []*Live
 }
 
-// Add folds the next line (what a Decoder returned for it) and returns
-// what it changed.
+// Add folds the next line (as a [Reader] reads it: a DTO and a nil error,
+// or nil and the line's error) and returns what it changed.
 func (s *Session) Add(dto any, err error) Change {
-	s.lines++
-	ch := Change{Run: -1, CutOff: -1, Message: -1}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.add(dto, err)
+}
+
+// AddEvent folds a domain event as Add folds its line (stream.EventToDTO),
+// for a writer that wants its views next to its Sink: the Line has no
+// bytes and no number. A value that is not an event is not folded.
+func (s *Session) AddEvent(e stream.Event) Line {
+	dto, ok := stream.EventToDTO(e)
+	if !ok {
+		return Line{Change: Change{Run: -1, Message: -1}}
+	}
+	return Line{DTO: dto, Change: s.Add(dto, nil)}
+}
+
+func (s *Session) add(dto any, err error) Change {
+	ch := Change{Run: -1, Message: -1}
+	bom := err != nil && isBOM(err)
+	switch {
+	case bom:
+		s.boms++
+	default:
+		s.lines++
+	}
 	if err != nil {
 		s.lineErrors++
 	}
-	if s.byID == nil {
-		s.byID = map[string]int{}
+	if !s.decided {
+		if bom { // the first line comes next: it decides
+			s.bom = err
+			return ch
+		}
+		s.decide(dto, err)
+		if !s.harness {
+			ch.Started = true
+			if s.bom != nil {
+				s.fold.Add(nil, s.bom)
+			}
+		}
+	}
+	if !s.harness {
+		ch.Run = 0
+		s.step(&ch, s.fold, dto, err)
+		return ch
 	}
 	if err != nil {
 		if s.fold != nil {
-			ch.Run = len(s.runs) - 1
-			ch.Step = s.fold.Add(nil, err)
-			s.runs[ch.Run].Lines++
+			ch.Run = s.runs - 1
+			s.step(&ch, s.fold, nil, err)
 		}
 		return ch
 	}
 	if _, ok := dto.(stream.RunStartedDTO); ok {
 		if s.fold != nil {
-			ch.CutOff = len(s.runs) - 1
-			ch.Unreplaced = s.end()
+			ch.Ended = s.end()
 		}
-		s.fold = new(stream.Fold)
-		s.last = s.fold
-		s.runs = append(s.runs, Run{Line: s.lines, Open: true})
+		s.begin()
 		ch.Started = true
 	}
 	if s.fold != nil {
-		ch.Run = len(s.runs) - 1
-		ch.Step = s.fold.Add(asRunLine(dto), nil)
-		s.runs[ch.Run].Lines++
+		ch.Run = s.runs - 1
+		s.step(&ch, s.fold, asRunLine(dto), nil)
 	}
+	s.session(&ch, dto)
+	if _, ok := dto.(stream.RunFinishedDTO); ok && s.fold != nil {
+		ch.Ended = s.end()
+	}
+	return ch
+}
+
+// decide decides, at the first line, what the stream is.
+func (s *Session) decide(dto any, err error) {
+	s.decided = true
+	s.harness = err == nil && Opens(dto)
+	if !s.harness {
+		s.begin()
+	}
+}
+
+// begin opens a run.
+func (s *Session) begin() {
+	f := new(stream.Fold)
+	if s.keepText {
+		f.KeepText(s.keepArgs)
+	}
+	if s.check != nil {
+		f.Check(s.check.dec, s.check.opts...)
+	}
+	s.fold, s.last = f, f
+	s.runs++
+}
+
+// step folds a line into the run's fold, and says what it changed there.
+func (s *Session) step(ch *Change, f *stream.Fold, dto any, err error) {
+	st := f.Add(dto, err)
+	ch.Step = st
+	if st.TurnStep != 0 {
+		ch.Turn = f.Turn(st.TurnIndex)
+	}
+	if st.ToolStep != 0 {
+		ch.Tool = f.Tool(st.ToolIndex)
+	}
+	if st.CallStep != 0 {
+		ch.Call = f.Call(st.CallIndex)
+	}
+	if st.NoticeStep != 0 {
+		ch.Notice = f.Notice(st.NoticeIndex)
+	}
+}
+
+// session folds what a line of a session stream says of the session:
+// its messages and its streamed text.
+func (s *Session) session(ch *Change, dto any) {
 	switch d := dto.(type) {
 	case SessionOpenedDTO:
 		if s.opened == nil {
@@ -181,7 +316,7 @@ func (s *Session) Add(dto any, err error) Change {
 		ch.Message = s.message(d.ID, Queued, ch.Run)
 	case InputSentDTO:
 		for _, id := range d.IDs {
-			ch.Message = s.message(id, Sent, len(s.runs)) // the run it starts comes next
+			ch.Message = s.message(id, Sent, s.runs) // the run it starts comes next
 		}
 	case InputDeliveredDTO:
 		ch.Message = s.message(d.ID, Delivered, -2)
@@ -199,23 +334,17 @@ func (s *Session) Add(dto any, err error) Change {
 		ch.LiveStep, ch.Delta = Streamed, d.Text
 		ch.Live = s.stream(&s.reasonings, d.ItemID, d.Part, true, d.Text)
 	case stream.AssistantMessageDTO:
-		if ch.Live = pop(&s.texts); ch.Live != nil {
-			ch.LiveStep, ch.Same = Replaced, ch.Live.Text == d.Text
+		if l := pop(&s.texts); l != nil {
+			ch.Live, ch.LiveStep, ch.Same = l.done(), Replaced, l.Text == d.Text
 		}
 	case stream.ReasoningDTO:
-		if ch.Live = pop(&s.reasonings); ch.Live != nil {
-			ch.LiveStep, ch.Same = Replaced, ch.Live.Text == d.Text
+		if l := pop(&s.reasonings); l != nil {
+			ch.Live, ch.LiveStep, ch.Same = l.done(), Replaced, l.Text == d.Text
 		}
 	case StreamResetDTO:
-		ch.LiveStep, ch.Voided = Void, append(s.texts, s.reasonings...)
+		ch.LiveStep, ch.Voided = Void, s.pending()
 		s.texts, s.reasonings = nil, nil
-	case stream.RunFinishedDTO:
-		if s.fold != nil {
-			ch.Ended = true
-			ch.Unreplaced = s.end()
-		}
 	}
-	return ch
 }
 
 // asRunLine is a line as a v1 reader of the run alone reads it: the
@@ -227,15 +356,37 @@ func asRunLine(dto any) any {
 	return dto
 }
 
-// end closes the open run, and returns what it streamed that no
-// response replaced.
-func (s *Session) end() []*Live {
-	r := &s.runs[len(s.runs)-1]
-	r.Recomputed, r.Verdict, r.Open = s.fold.Recomputed(), s.fold.Verdict(), false
-	s.fold = nil
-	left := s.Pending()
-	s.texts, s.reasonings = nil, nil
-	return left
+// end closes the open run and hands it over.
+func (s *Session) end() *Ended {
+	f := s.fold
+	e := &Ended{Run: s.runs - 1, Fold: f, Recomputed: f.Recomputed(), Verdict: f.Verdict(), Unreplaced: s.pending()}
+	s.fold, s.texts, s.reasonings = nil, nil, nil
+	s.totals.add(e.Summary)
+	return e
+}
+
+// End says that the stream has ended: the run still open, if any, is cut
+// off there (of a run's stream, the one run ends here, whatever its
+// lines), and End's Change hands it over. Lines added after End are not
+// folded.
+func (s *Session) End() Change {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := Change{Run: -1, Message: -1, End: true}
+	if s.ended {
+		return ch
+	}
+	s.ended = true
+	if !s.decided { // no line: a run's stream with none
+		s.decide(nil, nil)
+		if s.bom != nil {
+			s.fold.Add(nil, s.bom)
+		}
+	}
+	if s.fold != nil {
+		ch.Ended = s.end()
+	}
+	return ch
 }
 
 // message sets the state of the message id (made when it is new) and
@@ -243,6 +394,9 @@ func (s *Session) end() []*Live {
 func (s *Session) message(id string, state MessageState, run int) int {
 	i, ok := s.byID[id]
 	if !ok {
+		if s.byID == nil {
+			s.byID = map[string]int{}
+		}
 		i = len(s.messages)
 		s.byID[id] = i
 		s.messages = append(s.messages, Message{ID: id, Run: -1})
@@ -260,11 +414,11 @@ func (s *Session) message(id string, state MessageState, run int) int {
 func (s *Session) stream(items *[]*Live, id string, part int, reasoning bool, text string) *Live {
 	if n := len(*items); n > 0 {
 		if l := (*items)[n-1]; l.ItemID == id && l.Part == part {
-			l.Text += text
+			l.buf = append(l.buf, text...)
 			return l
 		}
 	}
-	l := &Live{Index: s.items, ItemID: id, Part: part, Reasoning: reasoning, Text: text}
+	l := &Live{Index: s.items, ItemID: id, Part: part, Reasoning: reasoning, buf: append([]byte{}, text...)}
 	s.items++
 	*items = append(*items, l)
 	return l
@@ -275,57 +429,121 @@ func pop(items *[]*Live) *Live {
 		return nil
 	}
 	l := (*items)[0]
+	(*items)[0] = nil
 	*items = (*items)[1:]
 	return l
 }
 
-// ID is the session's id: its session_opened's.
-func (s *Session) ID() string {
-	if s.opened != nil {
-		return s.opened.ID
+// pending is what the open run streamed that no response has taken the
+// place of, the assistant text first, each kind oldest first, done.
+func (s *Session) pending() []*Live {
+	var out []*Live
+	for _, l := range s.texts {
+		out = append(out, l.done())
 	}
-	return ""
-}
-
-// Opened is the session's session_opened, nil before it came.
-func (s *Session) Opened() *SessionOpenedDTO { return s.opened }
-
-// Runs returns the session's runs in order, the open one last with its
-// summary so far. The slice is the caller's.
-func (s *Session) Runs() []Run {
-	out := append([]Run(nil), s.runs...)
-	if s.fold != nil {
-		out[len(out)-1].Recomputed, out[len(out)-1].Verdict = s.fold.Recomputed(), s.fold.Verdict()
+	for _, l := range s.reasonings {
+		out = append(out, l.done())
 	}
 	return out
 }
 
-// Fold is the open run's fold, nil between runs.
-func (s *Session) Fold() *stream.Fold { return s.fold }
+// Harness reports whether the stream is a session stream of the harness
+// (its first line a session_opened), not a run's: false before the first
+// line.
+func (s *Session) Harness() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.harness
+}
 
-// Last is the fold of the open run, else of the run that ended last; nil
-// before the first run.
-func (s *Session) Last() *stream.Fold { return s.last }
+// ID is the session's id: its session_opened's; of a run's stream, the
+// run's session_id.
+func (s *Session) ID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.opened != nil:
+		return s.opened.ID
+	case !s.harness && s.last != nil && s.last.Started() != nil:
+		return s.last.Started().SessionID
+	}
+	return ""
+}
+
+// Opened is the session's session_opened, nil before it came (and for a
+// run's stream).
+func (s *Session) Opened() *SessionOpenedDTO {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opened
+}
+
+// Runs counts the runs begun so far, the open one included.
+func (s *Session) Runs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runs
+}
+
+// Open reports whether a run is open: it has begun and not ended.
+func (s *Session) Open() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fold != nil
+}
+
+// Finished reports whether the stream has said all it will: of a run's
+// stream, its run_finished came (what follows is not folded); a session
+// stream has no closing event, and is never finished.
+func (s *Session) Finished() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.harness && s.last != nil && s.last.Finished()
+}
+
+// Fold calls f with the open run's fold, else the fold of the run that
+// ended last, else an empty one, under the session's lock: for a view
+// that asks it of the lines so far (its summary, its intervals). f must
+// not keep the fold, nor add lines to it.
+func (s *Session) Fold(f func(*stream.Fold)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.lastFold())
+}
 
 // Messages returns the session's messages, in the order they were first
 // named. The slice is the caller's.
-func (s *Session) Messages() []Message { return append([]Message(nil), s.messages...) }
-
-// Message returns the message at index i of Messages.
-func (s *Session) Message(i int) Message { return s.messages[i] }
-
-// Pending returns what the open run streamed that no authoritative
-// message has taken the place of yet, the assistant text first, each kind
-// oldest first: at the end of a stream cut off while the model wrote,
-// what it had written.
-// The items are the session's, those its Changes name: read them, do not
-// change them.
-func (s *Session) Pending() []*Live {
-	return append(append([]*Live(nil), s.texts...), s.reasonings...)
+func (s *Session) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.messages...)
 }
 
-// Lines counts the lines added, and of them the line errors.
-func (s *Session) Lines() (lines, lineErrors int) { return s.lines, s.lineErrors }
+// Message returns the message at index i of Messages.
+func (s *Session) Message(i int) Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.messages[i]
+}
+
+// Lines counts the lines added (a byte-order mark, reported before the
+// line it starts, is not one), and of them those that could not be
+// decoded (a byte-order mark included), as stream.Recomputed counts a
+// run's.
+func (s *Session) Lines() (lines, lineErrors int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lines, s.lineErrors
+}
+
+// KeepText makes every run's fold keep what its lines say of each
+// operation and call (stream.Fold.KeepText). Call it before the first
+// Add.
+func (s *Session) KeepText(arguments bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keepText, s.keepArgs = true, s.keepArgs || arguments
+}
 
 // Totals is what a session's runs add up to.
 type Totals struct {
@@ -338,37 +556,50 @@ type Totals struct {
 	WallMS          int64            `json:"wall_ms"` // the runs' wall times summed (the idle time between them is not in it)
 }
 
+func (t *Totals) add(sum stream.SummaryDTO) {
+	st := sum.Stats
+	t.Runs++
+	t.Turns += st.Turns
+	t.ToolCalls += st.ToolCalls
+	t.FailedToolCalls += st.FailedToolCalls
+	t.Tokens.Input += st.Tokens.Input
+	t.Tokens.CachedInput += st.Tokens.CachedInput
+	t.Tokens.CacheWriteInput += st.Tokens.CacheWriteInput
+	t.Tokens.Output += st.Tokens.Output
+	t.Tokens.Reasoning += st.Tokens.Reasoning
+	t.ModelMS += st.ModelMS
+	t.WallMS += sum.WallMS
+}
+
 // Totals sums the runs' recomputed summaries, the open run's so far
 // included.
 func (s *Session) Totals() Totals {
-	var t Totals
-	for _, r := range s.Runs() {
-		st := r.Summary.Stats
-		t.Runs++
-		t.Turns += st.Turns
-		t.ToolCalls += st.ToolCalls
-		t.FailedToolCalls += st.FailedToolCalls
-		t.Tokens.Input += st.Tokens.Input
-		t.Tokens.CachedInput += st.Tokens.CachedInput
-		t.Tokens.CacheWriteInput += st.Tokens.CacheWriteInput
-		t.Tokens.Output += st.Tokens.Output
-		t.Tokens.Reasoning += st.Tokens.Reasoning
-		t.ModelMS += st.ModelMS
-		t.WallMS += r.Summary.WallMS
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.totals
+	if s.fold != nil {
+		t.add(s.fold.Recomputed().Summary)
 	}
 	return t
 }
 
-// Verdict is the session's ending: its last run's verdict, as the exit
-// code follows the last run_finished (a session closed during a run ends
-// with the run's run_finished, status interrupted). A session without a
-// run ends as a stream with no line does.
-func (s *Session) Verdict() stream.Verdict { return s.lastFold().Verdict() }
+// Verdict is the stream's ending: of a run's stream, its run's; of a
+// session stream, its last run's, as the harness's exit code follows the
+// last run_finished (a session closed during a run ends with the run's
+// run_finished, status interrupted); a session without a run ends as a
+// stream with no line does.
+func (s *Session) Verdict() stream.Verdict {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastFold().Verdict()
+}
 
 // VerdictOf is Verdict with the exit code of the process that wrote the
 // stream and why it was stopped, as stream.Fold.VerdictOf reads them: of
 // the last run.
 func (s *Session) VerdictOf(exitCode int, stop stream.Status) stream.Verdict {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.lastFold().VerdictOf(exitCode, stop)
 }
 

@@ -3,7 +3,8 @@ package uahstream
 import (
 	"bytes"
 	"errors"
-	"io"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -54,55 +55,103 @@ func TestDecodeTheHarnessLines(t *testing.T) {
 	for _, l := range lines {
 		in.WriteString(l.line + "\n")
 	}
-	in.WriteString(`{"v":1,"type":"goal_updated","at":"2026-10-01T18:57:05Z","goal":"x"}` + "\n")
-	dec := NewDecoder(strings.NewReader(in.String()))
+	in.WriteString(`{"v":1,"type":"some_later_event","at":"2026-10-01T18:57:05Z","goal":"x"}` + "\n")
+	var got []Line
+	for l := range NewReader(strings.NewReader(in.String())).Lines() {
+		l.Raw = bytes.Clone(l.Raw)
+		got = append(got, l)
+	}
+	require.Len(t, got, len(lines)+2, "the lines, the newer one, the end")
 	for i, l := range lines {
-		dto, err := dec.Decode()
-		require.NoError(t, err, l.line)
-		if d := cmp.Diff(l.want, dto); d != "" {
+		require.NoError(t, got[i].Err, l.line)
+		if d := cmp.Diff(l.want, got[i].DTO); d != "" {
 			t.Errorf("line %d (-want +got):\n%s", i+1, d)
 		}
-		assert.Equal(t, strings.SplitN(strings.SplitN(l.line, `"type":"`, 2)[1], `"`, 2)[0], TypeOf(dto))
+		assert.Equal(t, strings.SplitN(strings.SplitN(l.line, `"type":"`, 2)[1], `"`, 2)[0], TypeOf(got[i].DTO))
+		assert.Equal(t, i+1, got[i].Num)
+		assert.Equal(t, l.line, string(got[i].Raw), "the line's bytes (read before the next line)")
 	}
-	dto, err := dec.Decode()
-	require.NoError(t, err)
-	u, ok := dto.(stream.UnknownDTO)
+	u, ok := got[len(lines)].DTO.(stream.UnknownDTO)
 	require.True(t, ok, "a newer harness type stays raw")
-	assert.Equal(t, "goal_updated", u.Type)
+	assert.Equal(t, "some_later_event", u.Type)
 	assert.Contains(t, string(u.Raw), `"goal":"x"`)
-	_, err = dec.Decode()
-	assert.Equal(t, io.EOF, err)
+	assert.True(t, got[len(lines)+1].End)
 }
 
 // A harness line with a field of the wrong JSON type is a LineError that
 // names its line, byte and field, and the next line decodes.
 func TestAHarnessLineOfTheWrongTypes(t *testing.T) {
-	in := `{"v":1,"type":"idle","at":"2026-10-01T18:57:05Z"}` + "\n" +
+	in := `{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}` + "\n" +
 		`{"v":1,"type":"input_sent","at":"2026-10-01T18:57:05Z","ids":"m1"}` + "\n" +
 		`{"v":1,"type":"idle","at":"2026-10-01T18:57:06Z"}` + "\n"
-	dec := NewDecoder(strings.NewReader(in))
-	_, err := dec.Decode()
-	require.NoError(t, err)
-	_, err = dec.Decode()
+	var got []Line
+	for l := range NewReader(strings.NewReader(in)).Lines() {
+		got = append(got, l)
+	}
+	require.Len(t, got, 4)
+	require.NoError(t, got[0].Err)
+	err := got[1].Err
 	le, ok := errors.AsType[*stream.LineError](err)
 	require.True(t, ok, "%v", err)
 	assert.ErrorIs(t, err, stream.ErrFieldType)
 	assert.Equal(t, 2, le.Line)
 	assert.Equal(t, "ids", le.Field)
 	assert.Equal(t, "input_sent", le.Type)
-	assert.Equal(t, int64(50+strings.Index(strings.Split(in, "\n")[1], `"m1"`)), le.Offset, "the byte of the value in the stream")
-	dto, err := dec.Decode()
-	require.NoError(t, err)
-	assert.IsType(t, IdleDTO{}, dto)
+	first := len(strings.Split(in, "\n")[0]) + 1
+	assert.Equal(t, int64(first+strings.Index(strings.Split(in, "\n")[1], `"m1"`)), le.Offset, "the byte of the value in the stream")
+	require.NoError(t, got[2].Err)
+	assert.IsType(t, IdleDTO{}, got[2].DTO)
 }
 
-func readAll(t *testing.T, b []byte) *Session {
-	t.Helper()
-	var s Session
-	for dto, err := range NewDecoder(bytes.NewReader(b)).All() {
-		s.Add(dto, err)
+// Whether a stream is a session is decided once, by its first line: of a
+// run's stream the harness's types stay raw (a line of an unknown type,
+// to the run's fold too); a byte-order mark or blank lines before the
+// first line change nothing.
+func TestTheFirstLineDecides(t *testing.T) {
+	opened := `{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}`
+	delta := `{"v":1,"type":"text_delta","at":"2026-10-01T18:57:06Z","item_id":"a","text":"x"}`
+	started := `{"v":1,"type":"run_started","at":"2026-10-01T18:57:05Z","run_id":"r"}`
+	for _, c := range []struct {
+		name, in string
+		harness  bool
+	}{
+		{"session_opened", opened + "\n" + delta + "\n", true},
+		{"blank lines first", "\n \n" + opened + "\n" + delta + "\n", true},
+		{"a byte-order mark", "\xef\xbb\xbf" + opened + "\n" + delta + "\n", true},
+		{"run_started", started + "\n" + delta + "\n", false},
+		{"not JSON", "not json\n" + opened + "\n" + delta + "\n", false},
+		{"nothing", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rd := NewReader(strings.NewReader(c.in))
+			var typed bool
+			for l := range rd.Lines() {
+				if _, ok := l.DTO.(TextDeltaDTO); ok {
+					typed = true
+				}
+				if !c.harness && l.DTO != nil {
+					assert.Equal(t, 0, l.Run, "a run's stream: every line is its run's")
+				}
+			}
+			assert.Equal(t, c.harness, rd.Session().Harness())
+			assert.Equal(t, c.harness, typed, "the harness's types typed only in a session")
+		})
 	}
-	return &s
+}
+
+// read reads b through a Reader, and returns its session and the runs
+// that ended, in order.
+func read(t *testing.T, b []byte) (*Session, []*Ended) {
+	t.Helper()
+	rd := NewReader(bytes.NewReader(b))
+	var ended []*Ended
+	for l := range rd.Lines() {
+		require.NotNil(t, l.Change.Message+1 >= 0)
+		if l.Ended != nil {
+			ended = append(ended, l.Ended)
+		}
+	}
+	return rd.Session(), ended
 }
 
 // runLines cuts a session stream's runs out of it: the lines from each
@@ -125,31 +174,33 @@ func runLines(b []byte) [][]byte {
 }
 
 // A session of two runs: each run's summary is what Summarize says of its
-// lines alone (turns counted from 1 in each), the totals add them up, and
-// every message ends delivered.
+// lines alone (turns counted from 1 in each), handed over as the run
+// ends; the totals add them up, and every message ends delivered.
 func TestASessionOfTwoRuns(t *testing.T) {
 	b := sessions.Write(sessions.Options{Runs: []sessions.Run{
 		{Message: "Run ls twice", Answer: "DONE", Calls: 2},
 		{Message: "And again?", Answer: "Again: DONE", Calls: 1, Failed: true},
 	}})
-	s := readAll(t, b)
+	s, runs := read(t, b)
 	assert.Equal(t, sessions.ID, s.ID())
-	runs := s.Runs()
 	require.Len(t, runs, 2)
 	alone := runLines(b)
 	for i, r := range runs {
+		assert.Equal(t, i, r.Run)
 		want, err := stream.Summarize(bytes.NewReader(alone[i]))
 		require.NoError(t, err)
 		if d := cmp.Diff(want.Summary, r.Summary); d != "" {
 			t.Errorf("run %d (-alone +in the session):\n%s", i+1, d)
 		}
-		assert.Empty(t, r.Diff(), "the writer's summaries are true")
-		assert.False(t, r.Open)
+		assert.Empty(t, r.Diff, "the writer's summaries are true")
+		assert.False(t, r.CutOff)
 		assert.Equal(t, stream.EndFinished, r.Verdict.Ending)
 		assert.Equal(t, 2, r.Summary.Stats.Turns, "turns start at 1 in every run")
 	}
 	assert.Equal(t, stream.StatusOK, stream.Status(runs[0].Summary.Status))
 	assert.Equal(t, 1, runs[1].Summary.Stats.FailedToolCalls)
+	assert.Equal(t, 2, s.Runs())
+	assert.False(t, s.Open())
 	// hand-pinned: two responses of 12873 in, 3712 cached, 65 out each
 	assert.Equal(t, Totals{Runs: 2, Turns: 4, ToolCalls: 3, FailedToolCalls: 1,
 		Tokens:  stream.TokensDTO{Input: 4 * 12873, CachedInput: 4 * 3712, Output: 4 * 65},
@@ -165,24 +216,44 @@ func TestASessionOfTwoRuns(t *testing.T) {
 	assert.Equal(t, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusOK, ExitCode: 0}, s.Verdict())
 }
 
+// A run's stream is a session of one run: every line is its, and it ends
+// with the stream, its summary what Summarize says.
+func TestARunIsASessionOfOne(t *testing.T) {
+	b, err := os.ReadFile("../testdata/run.jsonl")
+	require.NoError(t, err)
+	s, runs := read(t, b)
+	require.Len(t, runs, 1)
+	want, err := stream.Summarize(bytes.NewReader(b))
+	require.NoError(t, err)
+	if d := cmp.Diff(want, runs[0].Recomputed); d != "" {
+		t.Errorf("(-Summarize +the session's run):\n%s", d)
+	}
+	assert.False(t, s.Harness())
+	assert.Equal(t, 1, s.Runs())
+	assert.True(t, s.Finished())
+	n, _ := s.Lines()
+	assert.Equal(t, want.Lines, n, "Lines means one thing")
+}
+
 // The streamed text: each delta comes as it is written, the response's
 // message takes the place of the oldest streamed item of its kind (the
 // same text), and a stream_reset voids what streamed.
 func TestLiveText(t *testing.T) {
 	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "hi", Answer: "Hello there", Reset: true}}})
-	var s Session
 	var got []string
-	for dto, err := range NewDecoder(bytes.NewReader(b)).All() {
-		ch := s.Add(dto, err)
-		switch ch.LiveStep {
+	for l := range NewReader(bytes.NewReader(b)).Lines() {
+		switch l.LiveStep {
 		case Streamed:
-			got = append(got, "delta "+ch.Delta)
+			got = append(got, "delta "+l.Delta)
 		case Replaced:
-			got = append(got, "replaced "+ch.Live.Text+" same="+map[bool]string{true: "yes", false: "no"}[ch.Same])
+			got = append(got, "replaced "+l.Live.Text+" same="+map[bool]string{true: "yes", false: "no"}[l.Same])
 		case Void:
-			for _, l := range ch.Voided {
-				got = append(got, "void "+l.Text)
+			for _, v := range l.Voided {
+				got = append(got, "void "+v.Text)
 			}
+		}
+		if l.Ended != nil {
+			assert.Empty(t, l.Ended.Unreplaced)
 		}
 	}
 	assert.Equal(t, []string{
@@ -191,56 +262,67 @@ func TestLiveText(t *testing.T) {
 		"delta Thinking it over.", "delta Hello", "delta  there",
 		"replaced Thinking it over. same=yes", "replaced Hello there same=yes",
 	}, got)
-	assert.Empty(t, s.Pending())
 }
 
-// A session cut off while the model wrote: the run is open, its summary
-// so far that of a cut-off stream, and what streamed is pending.
+// Many small deltas cost what they weigh: the text of an item is joined
+// once, not again at every delta (a delta of n bytes to an item of m used
+// to cost n+m). 20,000 deltas of 4 bytes allocate a few times their 80
+// KB; joined again at every delta, they allocated 800 MB.
+func TestManyDeltasAreLinear(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}` + "\n")
+	b.WriteString(`{"v":1,"type":"run_started","at":"2026-10-01T18:57:06Z","run_id":"r1"}` + "\n")
+	for range 20000 {
+		b.WriteString(`{"v":1,"type":"text_delta","at":"2026-10-01T18:57:06Z","item_id":"a","text":"abcd"}` + "\n")
+	}
+	b.WriteString(`{"v":1,"type":"assistant_message","at":"2026-10-01T18:57:08Z","text":"done"}` + "\n")
+	var s Session
+	var lines []Line
+	for l := range NewReader(bytes.NewReader(b.Bytes())).Lines() {
+		if !l.End {
+			l.Raw = nil
+			lines = append(lines, l)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var last Change
+	for _, l := range lines {
+		last = s.Add(l.DTO, l.Err)
+	}
+	runtime.ReadMemStats(&after)
+	require.Equal(t, Replaced, last.LiveStep)
+	assert.Len(t, last.Live.Text, 80000)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "bytes allocated by 20,000 deltas")
+}
+
+// A session cut off while the model wrote: the run ends with the stream,
+// its summary that of a cut-off stream, and what streamed is handed over
+// with it.
 func TestACutOffSession(t *testing.T) {
 	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "hi", Answer: "DONE"}, {Message: "more", Answer: "never said", CutOff: true}}})
-	s := readAll(t, b)
-	runs := s.Runs()
+	s, runs := read(t, b)
 	require.Len(t, runs, 2)
-	assert.True(t, runs[1].Open)
 	assert.True(t, runs[1].CutOff)
+	assert.Equal(t, stream.EndCutOff, runs[1].Verdict.Ending)
 	assert.Equal(t, stream.EndCutOff, s.Verdict().Ending)
-	require.Len(t, s.Pending(), 2)
-	assert.Equal(t, "never said", s.Pending()[0].Text)
-	assert.True(t, s.Pending()[1].Reasoning)
+	require.Len(t, runs[1].Unreplaced, 2)
+	assert.Equal(t, "never said", runs[1].Unreplaced[0].Text)
+	assert.True(t, runs[1].Unreplaced[1].Reasoning)
 }
 
 // A run that could not start has no run_started: the session has no run
 // for it, and its message failed.
 func TestARunThatCouldNotStart(t *testing.T) {
 	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "hi", CannotStart: true}, {Message: "again", Answer: "ok"}}})
-	s := readAll(t, b)
-	require.Len(t, s.Runs(), 1)
+	s, runs := read(t, b)
+	require.Len(t, runs, 1)
+	assert.Equal(t, 1, s.Runs())
 	m := s.Messages()
 	require.Len(t, m, 2)
 	assert.Equal(t, Failed, m[0].State)
 	assert.Equal(t, "the runner could not start", m[0].Reason)
 	assert.Equal(t, Delivered, m[1].State)
-}
-
-func TestSniff(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		session bool
-	}{
-		{`{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}` + "\n{}", true},
-		{"\n\n" + `{"type":"session_opened","v":1}` + "\n", true},
-		{`{"v":1,"type":"run_started","at":"2026-10-01T18:57:05Z"}` + "\n", false},
-		{"", false},
-		{"not json\n", false},
-		{strings.Repeat(" ", 100000) + `{"type":"session_opened"}`, true},
-	} {
-		r, ok, err := Sniff(strings.NewReader(c.in))
-		require.NoError(t, err)
-		assert.Equal(t, c.session, ok, "%.40q", c.in)
-		all, err := io.ReadAll(r)
-		require.NoError(t, err)
-		assert.Equal(t, c.in, string(all), "the whole stream is read again")
-	}
 }
 
 // What a run streamed that no response replaced ends with the run: the
@@ -257,20 +339,19 @@ func TestStreamedTextEndsWithItsRun(t *testing.T) {
 		`{"v":1,"type":"assistant_message","at":"2026-10-01T18:57:08Z","text":"said"}`,
 		`{"v":1,"type":"assistant_message","at":"2026-10-01T18:57:08Z","text":"more"}`,
 	}, "\n")
-	var s Session
 	var got []string
-	for dto, err := range NewDecoder(strings.NewReader(in)).All() {
-		ch := s.Add(dto, err)
-		for _, l := range ch.Unreplaced {
-			got = append(got, "unreplaced "+strconv.Itoa(l.Index)+" "+l.Text)
+	for l := range NewReader(strings.NewReader(in)).Lines() {
+		if l.Ended != nil {
+			for _, u := range l.Ended.Unreplaced {
+				got = append(got, "unreplaced "+strconv.Itoa(u.Index)+" "+u.Text)
+			}
 		}
-		if ch.LiveStep == Replaced {
-			got = append(got, "replaced "+strconv.Itoa(ch.Live.Index)+" "+ch.Live.Text)
+		if l.LiveStep == Replaced {
+			got = append(got, "replaced "+strconv.Itoa(l.Live.Index)+" "+l.Live.Text)
 		}
-		if ch.LiveStep == Streamed {
-			got = append(got, "streamed "+strconv.Itoa(ch.Live.Index))
+		if l.LiveStep == Streamed {
+			got = append(got, "streamed "+strconv.Itoa(l.Live.Index))
 		}
 	}
 	assert.Equal(t, []string{"streamed 0", "unreplaced 0 left", "streamed 1", "replaced 1 said"}, got)
-	assert.Empty(t, s.Pending())
 }

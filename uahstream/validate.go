@@ -8,16 +8,15 @@ import (
 	"strings"
 
 	"github.com/uagentkit/stream"
-	"github.com/uagentkit/stream/internal/check"
 )
 
-// Finding is a violation of the rules of a session stream: of a run (by
-// every rule of the uagent contract, the run's lines checked as if they
-// stood alone) or of the session's own.
+// Finding is a violation of the rules of a stream: of a run (by every
+// rule of the uagent contract; a session stream's runs each checked as if
+// its lines stood alone) or of a session stream's own.
 type Finding struct {
 	stream.Finding
-	// Run is the run's number in the session, from 1; 0 for a finding of
-	// the session.
+	// Run is the run's number in a session stream, from 1; 0 for a
+	// finding of the session, and for every finding of a run's stream.
 	Run int `json:"run,omitempty"`
 	// RunID is the run's run_id.
 	RunID string `json:"run_id,omitempty"`
@@ -34,134 +33,124 @@ func (f Finding) String() string {
 
 // The session's own rules.
 const (
-	RuleSessionFirst = "session-first" // the first line is session_opened
-	RuleRunOpen      = "run-open"      // run_started comes when no run is open (the open run's run_finished was lost)
-	RuleDelivered    = "delivered"     // input_delivered names a message an input_sent sent
-	RuleInRun        = "in-run"        // uagent's events other than run_started stand inside a run
+	RuleRunOpen   = "run-open"  // run_started comes when no run is open (the open run's run_finished was lost)
+	RuleDelivered = "delivered" // input_delivered names a message an input_sent sent
+	RuleInRun     = "in-run"    // uagent's events other than run_started stand inside a run
 )
 
-// Validate reads a session stream and reports every violation: of each
-// run, by every rule stream.Validate checks (the findings that count the
-// run's lines count them in the session stream), and of the session:
-// session_opened is the first line; a run_started while a run is open
-// (that run lost its run_finished, and is checked as cut off there); an
-// input_delivered whose message no input_sent sent; a uagent event
-// outside every run; a harness line that cannot be decoded (a field of
-// the wrong JSON type). A run is cut off by the next run_started or by
-// the end. The options are the stream package's (WithStrict,
-// WithMaxLineSize); WithExitCode does not apply (a session's exit code is
-// its last run's). The error is the reader's, with the findings so far.
-func Validate(r io.Reader, opts ...stream.Option) ([]Finding, error) {
-	v := &sessionValidator{dec: NewDecoder(r, opts...), opts: opts, sent: map[string]bool{}}
-	for {
-		dto, err := v.dec.Decode()
-		if err == io.EOF {
-			break
+// Validate reads a stream, whatever it holds, and reports every
+// violation. Of a run's stream, what stream.Validate reports. Of a
+// session stream (its first line session_opened): of each run, every
+// rule stream.Validate checks, its lines checked as if they stood alone
+// (with the session's line numbers; a finding of the run as a whole is
+// put at its run_started); and the session's own: a run_started while a
+// run is open (that run lost its run_finished, and is checked as cut off
+// there); an input_delivered whose message no input_sent sent; a uagent
+// event outside every run; a harness line that cannot be decoded (a
+// field of the wrong JSON type). The options are stream.Validate's:
+// WithExitCode is the exit code of the process, which of a session
+// stream is its last run's (the harness's exit code follows its last
+// run_finished), and it is given to every run that ends without
+// run_finished. The error is the reader's, with the findings so far.
+func Validate(r io.Reader, opts ...stream.ValidateOption) ([]Finding, error) {
+	dopts := []stream.DecoderOption{stream.WithFoldOnly()}
+	for _, o := range opts {
+		if d, ok := o.(stream.DecoderOption); ok {
+			dopts = append(dopts, d)
 		}
-		if err != nil {
-			le, ok := errors.AsType[*stream.LineError](err)
-			if !ok {
-				v.endRun()
-				return v.findings, err
-			}
-			v.lineError(le)
-			continue
-		}
-		v.line(dto)
 	}
-	v.endRun()
-	if v.lines == 0 {
-		v.add(0, RuleSessionFirst, "no line: a session stream begins with session_opened")
+	return NewReader(r, dopts...).Validate(opts...)
+}
+
+// Validate reads the rest of the stream (all of it: call it before the
+// first line is read) and reports every violation, as the package's
+// Validate does; of a run given as its events, with the lines numbered
+// from 1 in order.
+func (rd *Reader) Validate(opts ...stream.ValidateOption) ([]Finding, error) {
+	rd.Check(opts...)
+	v := &validator{s: rd.Session(), sent: map[string]bool{}}
+	n := 0
+	for l := range rd.Lines() {
+		if l.Err != nil {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				return v.findings, l.Err
+			}
+		}
+		if !l.End {
+			n++
+		}
+		if l.Num == 0 && !l.End { // an event: numbered in order
+			l.Num = n
+		}
+		v.line(l)
 	}
 	return v.findings, nil
 }
 
-type sessionValidator struct {
-	dec      *Decoder
-	opts     []stream.Option
+// validator is the session's own rules, and the runs' findings named.
+type validator struct {
+	s        *Session
 	findings []Finding
-	lines    int
-	run      check.Run // the open run's checker
-	runs     int
-	runID    string
-	runLine  int
+	runLine  int    // the open run's run_started
+	runID    string // its run_id
 	sent     map[string]bool
 }
 
-func (v *sessionValidator) add(line int, rule, format string, args ...any) {
+func (v *validator) add(line int, rule, format string, args ...any) {
 	v.findings = append(v.findings, Finding{Finding: stream.Finding{Line: line, Rule: rule, Message: fmt.Sprintf(format, args...)}})
 }
 
-func (v *sessionValidator) first(line int, typ string) {
-	if v.lines == 1 && typ != TypeSessionOpened {
-		v.add(line, RuleSessionFirst, "the first line is %s, want session_opened", quoted(typ))
+func (v *validator) line(l Line) {
+	harness := v.s.Harness()
+	if e := l.Ended; e != nil {
+		if harness && l.Started {
+			v.add(l.Num, RuleRunOpen, "run_started while run %d (line %d) is open: it has no run_finished", e.Run+1, v.runLine)
+		}
+		v.ended(e, harness)
 	}
-}
-
-func (v *sessionValidator) lineError(le *stream.LineError) {
-	v.lines++
-	v.first(le.Line, le.Type)
-	if v.run != nil {
-		v.run.Line(nil, le)
+	if l.Started {
+		v.runLine, v.runID = l.Num, ""
+		if d, ok := l.DTO.(stream.RunStartedDTO); ok {
+			v.runID = d.RunID
+		}
+	}
+	if !harness {
 		return
 	}
-	v.add(le.Line, stream.RuleJSON, "%s", strings.TrimPrefix(le.Error(), "stream: line "+strconv.Itoa(le.Line)+", "))
-}
-
-func (v *sessionValidator) line(dto any) {
-	v.lines++
-	line := v.dec.Line()
-	typ := TypeOf(dto)
-	v.first(line, typ)
-	switch d := dto.(type) {
-	case stream.RunStartedDTO:
-		if v.run != nil {
-			v.add(line, RuleRunOpen, "run_started while run %d (line %d) is open: it has no run_finished", v.runs, v.runLine)
-			v.endRun()
+	if l.Err != nil {
+		if le, ok := errors.AsType[*stream.LineError](l.Err); ok && l.Run < 0 {
+			v.add(le.Line, stream.RuleJSON, "%s", strings.TrimPrefix(le.Error(), "stream: line "+strconv.Itoa(le.Line)+", "))
 		}
-		v.runs++
-		v.run = check.New(v.dec.Decoder, v.opts)
-		v.runID, v.runLine = d.RunID, line
+		return
+	}
+	switch d := l.DTO.(type) {
 	case InputSentDTO:
 		for _, id := range d.IDs {
 			v.sent[id] = true
 		}
 	case InputDeliveredDTO:
 		if !v.sent[d.ID] {
-			v.add(line, RuleDelivered, "input_delivered of %s, which no input_sent sent", strconv.Quote(d.ID))
+			v.add(l.Num, RuleDelivered, "input_delivered of %s, which no input_sent sent", strconv.Quote(d.ID))
 		}
 	}
-	if v.run == nil {
-		if _, unknown := dto.(stream.UnknownDTO); !unknown && !Known(typ) {
-			v.add(line, RuleInRun, "%s outside a run: uagent's events stand between run_started and run_finished", typ)
+	if typ := TypeOf(l.DTO); l.Run < 0 && l.DTO != nil && !Known(typ) {
+		if _, unknown := l.DTO.(stream.UnknownDTO); !unknown {
+			v.add(l.Num, RuleInRun, "%s outside a run: uagent's events stand between run_started and run_finished", typ)
 		}
-		return
-	}
-	v.run.Line(asRunLine(dto), nil)
-	if _, ok := dto.(stream.RunFinishedDTO); ok {
-		v.endRun()
 	}
 }
 
-// endRun ends the open run's checks: its findings, named by the run.
-func (v *sessionValidator) endRun() {
-	if v.run == nil {
-		return
-	}
-	for _, f := range v.run.End(v.runLine - 1) {
+// ended adds a run's findings, named by the run of a session stream; a
+// finding of the run as a whole is put at its run_started.
+func (v *validator) ended(e *Ended, harness bool) {
+	for _, f := range e.Fold.Findings() {
+		if !harness {
+			v.findings = append(v.findings, Finding{Finding: f})
+			continue
+		}
 		if f.Line == 0 {
 			f.Line = v.runLine
 		}
-		v.findings = append(v.findings, Finding{Finding: stream.Finding{Line: f.Line, Rule: f.Rule, Message: f.Message}, Run: v.runs, RunID: v.runID})
+		v.findings = append(v.findings, Finding{Finding: f, Run: e.Run + 1, RunID: v.runID})
 	}
-	v.run = nil
-}
-
-// quoted is a type as a finding shows it: quoted when it holds what a
-// terminal could act on.
-func quoted(s string) string {
-	if q := strconv.Quote(s); q[1:len(q)-1] != s {
-		return q
-	}
-	return s
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/termstream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 func cmdCat(e env, args []string) error {
@@ -28,17 +30,15 @@ func cmdCat(e env, args []string) error {
 	if *follow && name == "-" {
 		return fs.usageError("-f follows a FILE; standard input cannot be followed")
 	}
-	r := newRenderer(e.stdout, useColor(e.stdout, *noColor), *follow)
-	r.noReasoning, r.toolOutput = *noReasoning, *toolOutput
-	defer r.flush()
+	o := termstream.Options{Color: useColor(e.stdout, *noColor), Live: *follow, NoReasoning: *noReasoning, ToolOutput: *toolOutput}
 	if !*follow {
-		in, err := open(e, name)
+		in, err := openInput(e, name, nil)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		err = r.renderAll(stream.NewDecoder(in))
-		in.Close()
+		defer in.close()
+		r := termstream.New(e.stdout, in.rd.Session(), o)
+		err = render(r, in.rd)
 		if reportProblems(e, in) && err == nil {
 			err = exitError{1}
 		}
@@ -47,55 +47,99 @@ func cmdCat(e env, args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	r.interrupted = func() bool { return ctx.Err() != nil }
+	o.Interrupted = func() bool { return ctx.Err() != nil }
 	if statedir.IsRun(name) { // a run directory: followed until its summary says it ended
-		in, err := followRun(ctx, name)
+		run, err := statedir.OpenRun(name)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
-		err = r.renderEach(stream.NewDecoder(in).All())
-		r.finish(r.verdict())
-		in.Close()
-		serious := reportProblems(e, in)
+		rd := uahstream.ReadEvents(run.Follow(ctx, pollInterval))
+		r := termstream.New(e.stdout, rd.Session(), o)
+		err = render(r, rd)
+		serious := reportProblems(e, &input{run: run})
 		switch {
-		case err != nil:
-			return err
-		case ctx.Err() != nil && !r.finished.Load():
+		case ctx.Err() != nil && !rd.Session().Finished():
 			return exitError{stream.ExitInterrupted}
-		case serious || r.errs > 0:
+		case serious && err == nil:
 			return exitError{1}
 		}
-		return nil
+		return err
 	}
 	// A run's stream is followed until its run_finished; a session's (the
-	// harness's, with no closing event) until Ctrl-C.
-	done := func() bool { return r.session == nil && r.finished.Load() }
-	fr := &follower{ctx: ctx, path: name, done: done, waiting: func() {
+	// harness's, with no closing event) until Ctrl-C. A file replaced or
+	// truncated starts over, with a separator, whatever it held.
+	s := new(uahstream.Session)
+	fr := &follower{ctx: ctx, path: name, done: func() bool { return s.Finished() }, waiting: func() {
 		fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(name, false))
 	}}
 	defer fr.close()
+	r := termstream.New(e.stdout, s, o)
+	var err error
+	running := false // a run was going on when the stream ended
 	for {
-		err := r.renderEach(stream.NewDecoder(fr).All())
-		if errors.Is(err, errReplaced) {
-			r.finish(r.verdict())
-			r.printf("%s── %s was replaced or truncated: a new run starts ──%s\n", r.pal.yellow, sanitize(name, false), r.pal.reset)
-			r.restart()
-			continue
+		rd := s.Reader(fr)
+		running, err = renderFollowed(r, rd)
+		if !errors.Is(err, errReplaced) {
+			break
 		}
-		r.finish(r.verdict())
-		if err != nil {
-			return err
-		}
-		break
+		r.Note(name + " was replaced or truncated: a new run starts")
+		s = new(uahstream.Session)
+		r.Restart(s)
 	}
 	switch {
-	case ctx.Err() != nil && r.session != nil && r.session.s.Fold() != nil: // a session, during a run
+	case err != nil:
+		return err
+	case ctx.Err() != nil && running:
 		return exitError{stream.ExitInterrupted}
-	case ctx.Err() != nil && r.session == nil && !r.finished.Load():
-		return exitError{stream.ExitInterrupted}
-	case r.errs > 0:
+	case r.Errors() > 0:
 		return exitError{1}
 	}
 	return nil
+}
+
+// render renders every line rd reads, then says how the stream ended (the
+// session's verdict). Line errors are shown where they occur and make the
+// result an exit 1; an error of the reader is returned.
+func render(r *termstream.Renderer, rd *uahstream.Reader) error {
+	defer r.Flush()
+	err := readInto(rd, r.Add)
+	r.Finish(rd.Session().Verdict())
+	switch {
+	case err != nil:
+		return err
+	case r.Errors() > 0:
+		return exitError{1}
+	}
+	return nil
+}
+
+// renderFollowed renders a followed stream until it ends, and reports
+// whether a run was still going then.
+func renderFollowed(r *termstream.Renderer, rd *uahstream.Reader) (running bool, err error) {
+	defer r.Flush()
+	s := rd.Session()
+	err = readInto(rd, func(l uahstream.Line) {
+		if l.End {
+			running = s.Harness() && l.Ended != nil || !s.Harness() && !s.Finished()
+		}
+		r.Add(l)
+	})
+	r.Finish(s.Verdict())
+	return running, err
+}
+
+// readInto hands every line rd reads to add, the session's end included,
+// and returns the error of the reader, if any.
+func readInto(rd *uahstream.Reader, add func(uahstream.Line)) error {
+	var err error
+	for l := range rd.Lines() {
+		if l.Err != nil && !l.End {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				err = l.Err
+				continue
+			}
+		}
+		add(l)
+	}
+	return err
 }

@@ -73,33 +73,6 @@ func TestCatToolOutput(t *testing.T) {
 	assert.NotContains(t, got, "\x1b")
 }
 
-// countingWriter counts the Write calls.
-type countingWriter struct {
-	bytes.Buffer
-	writes int
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	c.writes++
-	return c.Buffer.Write(p)
-}
-
-func TestCatWritesThroughABuffer(t *testing.T) {
-	b, err := os.ReadFile(runFile)
-	require.NoError(t, err)
-	var w countingWriter
-	r := newRenderer(&w, false, false)
-	require.NoError(t, r.renderAll(stream.NewDecoder(bytes.NewReader(b))))
-	r.flush()
-	assert.Equal(t, 1, w.writes, "one write for the whole run")
-
-	var live countingWriter
-	r = newRenderer(&live, false, true)
-	require.NoError(t, r.renderAll(stream.NewDecoder(bytes.NewReader(b))))
-	assert.GreaterOrEqual(t, live.writes, 15, "live, every event that prints is flushed as it comes")
-	assert.Equal(t, w.String(), live.String())
-}
-
 func TestStatsLineErrorsAndEmptyStreams(t *testing.T) {
 	b, err := os.ReadFile(runFile)
 	require.NoError(t, err)

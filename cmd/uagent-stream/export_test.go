@@ -62,9 +62,11 @@ func TestExportWritesTheTables(t *testing.T) {
 	for _, f := range files {
 		r, err := os.Open(f)
 		require.NoError(t, err)
-		tb, err := tablestream.Read(r, tablestream.WithContent(), tablestream.WithFile(f))
+		tbs, err := tablestream.Read(r, tablestream.WithContent(), tablestream.WithFile(f))
 		r.Close()
 		require.NoError(t, err)
+		require.Len(t, tbs, 1)
+		tb := tbs[0]
 		want.Run = tb.Run
 		want.Turns = append(want.Turns, tb.Turns...)
 		want.ToolCalls = append(want.ToolCalls, tb.ToolCalls...)
@@ -77,10 +79,10 @@ func TestExportWritesTheTables(t *testing.T) {
 	slices.SortFunc(gotRuns, byFile)
 	for i, f := range files {
 		r, _ := os.Open(f)
-		tb, err := tablestream.Read(r, tablestream.WithContent(), tablestream.WithFile(f))
+		tbs, err := tablestream.Read(r, tablestream.WithContent(), tablestream.WithFile(f))
 		r.Close()
 		require.NoError(t, err)
-		if d := cmp.Diff(norm(tb.Run), norm(gotRuns[i])); d != "" {
+		if d := cmp.Diff(norm(tbs[0].Run), norm(gotRuns[i])); d != "" {
 			t.Fatalf("%s: the runs row (-read +exported):\n%s", f, d)
 		}
 	}

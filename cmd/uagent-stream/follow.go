@@ -23,7 +23,7 @@ var errReplaced = errors.New("the file was replaced or truncated")
 type follower struct {
 	ctx     context.Context
 	path    string
-	done    func() bool // the stream has ended: stop at the end of the file
+	done    func() bool // the stream has said all it will: stop at the end of the file
 	waiting func()      // called once when the file does not exist yet
 
 	f      *os.File

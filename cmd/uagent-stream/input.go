@@ -1,23 +1,35 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/uahstream"
 )
 
-// open opens a FILE argument, wherever a command reads a stream: "-" is
-// standard input, a run directory of uagent's state directory is read as
-// the v1 stream uagent would have written of it (see statedir), anything
-// else is a file.
-func open(e env, name string) (io.ReadCloser, error) {
+// input is a FILE argument, read once into its session: a file or
+// standard input through a uahstream.Reader, a run directory of uagent's
+// state directory as the events of the v1 stream uagent would have
+// written of it (see statedir), without writing them out.
+type input struct {
+	rd    *uahstream.Reader
+	run   *statedir.Run // a run directory's
+	close func() error
+}
+
+// openInput opens a FILE argument, wherever a command reads a stream,
+// into s (a new Session when nil): "-" is standard input, a run directory
+// its events, anything else a file, read with opts.
+func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderOption) (*input, error) {
+	if s == nil {
+		s = new(uahstream.Session)
+	}
+	nop := func() error { return nil }
 	if name == "-" {
-		return io.NopCloser(e.stdin), nil
+		return &input{rd: s.Reader(e.stdin, opts...), close: nop}, nil
 	}
 	if info, err := os.Stat(name); err == nil && info.IsDir() {
 		if !statedir.IsRun(name) {
@@ -27,68 +39,22 @@ func open(e env, name string) (io.ReadCloser, error) {
 		if err != nil {
 			return nil, err
 		}
-		return newRunStream(r, r.Write), nil
+		return &input{rd: s.EventReader(r.Events()), run: r, close: nop}, nil
 	}
-	return os.Open(name)
-}
-
-// followRun reads the run directory name as its v1 stream while uagent
-// writes it (statedir.Run.Follow), until it ends or ctx does.
-func followRun(ctx context.Context, name string) (*runStream, error) {
-	r, err := statedir.OpenRun(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	return newRunStream(r, func(w io.Writer) error {
-		sink := stream.NewSink(w)
-		for e := range r.Follow(ctx, pollInterval) {
-			sink.Emit(e)
-		}
-		return sink.Err()
-	}), nil
+	return &input{rd: s.Reader(f, opts...), close: f.Close}, nil
 }
 
-// runStream is a run directory read as its v1 stream: the lines are
-// written into a pipe as they are read, so that a run of any length is
-// never held whole.
-type runStream struct {
-	*io.PipeReader
-	run  *statedir.Run
-	done chan struct{}
-}
-
-// newRunStream reads what write writes of r.
-func newRunStream(r *statedir.Run, write func(io.Writer) error) *runStream {
-	pr, pw := io.Pipe()
-	s := &runStream{PipeReader: pr, run: r, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		pw.CloseWithError(write(pw))
-	}()
-	return s
-}
-
-// Close stops the writing (if the reader stopped early) and waits for it.
-func (s *runStream) Close() error {
-	s.PipeReader.Close()
-	<-s.done
-	return nil
-}
-
-// problems returns what could not be read of the run, once it has been
-// read (after Close).
-func (s *runStream) problems() []error {
-	<-s.done
-	return s.run.Problems()
-}
-
-// problemsOf returns what could not be read of a run directory read
-// through in, once it has been read: nothing for a file.
-func problemsOf(in io.Reader) []error {
-	if s, ok := in.(*runStream); ok {
-		return s.problems()
+// problems returns what could not be read of a run directory, once it has
+// been read: nothing for a file.
+func (in *input) problems() []error {
+	if in.run == nil {
+		return nil
 	}
-	return nil
+	return in.run.Problems()
 }
 
 // serious reports a problem that is more than the run being cut off or
@@ -99,8 +65,8 @@ func serious(p error) bool {
 
 // reportProblems says on stderr what could not be read of a run directory
 // read through in, and reports whether any of it is serious.
-func reportProblems(e env, in io.Reader) (anySerious bool) {
-	for _, p := range problemsOf(in) {
+func reportProblems(e env, in *input) (anySerious bool) {
+	for _, p := range in.problems() {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
 		anySerious = anySerious || serious(p)
 	}

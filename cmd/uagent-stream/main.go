@@ -22,14 +22,18 @@
 // Wherever a command reads a FILE, it also reads a run directory of
 // uagent's state directory, as the stream uagent would have written of it.
 //
-// One file per command (cat.go, validate.go, stats.go, timeline.go, run.go,
-// serve.go, acp.go, export.go, otel.go, convert.go, schema.go, version.go), and one per
-// concern they share: render.go (a run shown to people, for cat and run),
+// The command is a thin shell: it parses flags and wires the module's
+// packages, each stream read once into its session (uahstream) and handed
+// to the views (termstream, timeline, ssestream, otelstream,
+// parquetstream, acpstream). One file per command (cat.go, validate.go,
+// stats.go, timeline.go, run.go, serve.go, acp.go, export.go, otel.go,
+// convert.go, schema.go, version.go), and one per concern they share:
 // follow.go (a growing file, for cat -f and serve), input.go (a FILE or a
 // run directory, for every command that reads one), outcome.go (a run's
 // outcome line and exit code, for run and serve), tracing.go (OTLP, for
-// otel, run --otel and serve --otel), pool.go (files on all cores, in
-// order), sanitize.go, linewriter.go, reap_*.go and term_*.go.
+// otel, run --otel and serve --otel), spill.go (what a file's worker
+// says, until its turn), sanitize.go, linewriter.go, reap_*.go and
+// term_*.go.
 package main
 
 import (
@@ -251,19 +255,6 @@ func (fs *flagSet) usageError(msg string) error {
 	fmt.Fprintf(fs.e.stderr, "uagent-stream: %s: %s\n", fs.cmd.name, sanitize(msg, false))
 	fs.help(fs.e.stderr)
 	return errUsage
-}
-
-// parseInput parses the flags of a command that reads one FILE or -, and
-// opens it.
-func (fs *flagSet) parseInput(args []string) (string, io.ReadCloser, error) {
-	if err := fs.parse(args); err != nil {
-		return "", nil, err
-	}
-	if fs.NArg() != 1 {
-		return "", nil, fs.usageError("want one FILE or -")
-	}
-	in, err := open(fs.e, fs.Arg(0))
-	return fs.Arg(0), in, err
 }
 
 // useColor reports whether to colour output to w: only on a terminal, never

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -355,46 +353,6 @@ func TestTimelineEscapesText(t *testing.T) {
 	assert.Contains(t, strings.Join(doc.Texts, "\n"), `run\x1b]0;pwned\x07`)
 }
 
-func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
-	var buf bytes.Buffer
-	s := stream.NewSink(&buf)
-	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	ms := func(n int) time.Time { return at.Add(time.Duration(n) * time.Millisecond) }
-	s.Emit(stream.RunStarted{At: ms(0)})
-	s.Emit(stream.TurnStarted{At: ms(0), Turn: 1})
-	start := func(op string, n int) { s.Emit(stream.ToolStarted{At: ms(n), CallID: op, OpID: op, Name: "T"}) }
-	finish := func(op string, n int) {
-		s.Emit(stream.ToolFinished{At: ms(n), CallID: op, OpID: op, Name: "T", OK: true})
-	}
-	start("a", 10)
-	start("b", 20)
-	finish("b", 30)
-	start("c", 30)
-	s.Emit(stream.ModelResponded{At: ms(40), Turn: 1})
-	finish("a", 50)
-	start("d", 50)
-	finish("c", 60)
-	finish("d", 70)
-	tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(buf.Bytes())))
-	require.NoError(t, err)
-	var lanes []int
-	var overlap []string
-	slices.SortStableFunc(tl.bars, func(a, b bar) int { return a.start.Compare(b.start) })
-	for _, b := range tl.bars {
-		switch b.kind {
-		case barTool:
-			lanes = append(lanes, b.lane)
-		case barOverlap:
-			overlap = append(overlap, fmt.Sprint(b.start.Sub(at), "-", b.end.Sub(at)))
-		}
-	}
-	assert.Equal(t, []int{2, 3, 3, 2}, lanes, "back-to-back tools share a lane; overlapping ones do not")
-	assert.Equal(t, []string{"10ms-40ms"}, overlap)
-	sum, err := stream.Summarize(bytes.NewReader(buf.Bytes()))
-	require.NoError(t, err)
-	assert.Equal(t, int64(30), sum.Summary.Stats.ToolModelOverlapMS, "the picture and the stats agree")
-}
-
 var fakeUagent string
 
 // cleanupSelf removes the build of the command made by self, if any.
@@ -423,96 +381,7 @@ func TestSchemaCommand(t *testing.T) {
 	assert.Equal(t, string(strict), stdout)
 }
 
-// manyOps writes a run with n tool operations: all open at once when
-// parallel, else one after the other.
-func manyOps(t testing.TB, n int, parallel bool) []byte {
-	var buf bytes.Buffer
-	s := stream.NewSink(&buf)
-	at := time.Date(2026, 9, 23, 12, 0, 0, 0, time.UTC)
-	ms := func(i int) time.Time { return at.Add(time.Duration(i) * time.Millisecond) }
-	s.Emit(stream.RunStarted{At: at})
-	for i := range n {
-		id := strconv.Itoa(i)
-		if parallel {
-			s.Emit(stream.ToolStarted{At: ms(i), CallID: id, OpID: id, Name: "Bash", Label: "sleep"})
-			continue
-		}
-		s.Emit(stream.ToolStarted{At: ms(2 * i), CallID: id, OpID: id, Name: "Bash", Label: "true"})
-		s.Emit(stream.ToolFinished{At: ms(2*i + 1), CallID: id, OpID: id, Name: "Bash", Label: "true", OK: i%7 != 0, Detail: "exit 0"})
-	}
-	if parallel {
-		for i := range n {
-			id := strconv.Itoa(i)
-			s.Emit(stream.ToolFinished{At: ms(n + i), CallID: id, OpID: id, Name: "Bash", OK: true})
-		}
-	}
-	s.Emit(stream.RunFinished{At: ms(2 * n), Result: stream.Result{Status: stream.StatusOK}})
-	require.NoError(t, s.Err())
-	return buf.Bytes()
-}
-
-func TestTimelineCapsLanesAndBars(t *testing.T) {
-	const n = 20000
-	t.Run("all at once", func(t *testing.T) {
-		tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(manyOps(t, n, true))))
-		require.NoError(t, err)
-		require.Len(t, tl.lanes, 2+maxToolLanes+1)
-		assert.Equal(t, fmt.Sprintf("+%d more", n-maxToolLanes), tl.lanes[len(tl.lanes)-1])
-		svg := tl.svg()
-		assert.Less(t, len(svg), 1<<20)
-		doc := parseSVG(t, svg)
-		var more []string
-		for _, r := range doc.Rects {
-			if r.Class == "bar more" {
-				more = append(more, r.Title)
-			}
-		}
-		assert.Equal(t, []string{fmt.Sprintf("%d operations · 39.975s", n-maxToolLanes)}, more, "the overflow lane is one bar that counts")
-	})
-	t.Run("one after the other", func(t *testing.T) {
-		tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(manyOps(t, n, false))))
-		require.NoError(t, err)
-		require.Len(t, tl.lanes, 3, "back-to-back operations share one lane")
-		svg := tl.svg()
-		assert.Less(t, len(svg), 1<<20, "sub-pixel bars are merged")
-		total := 0
-		for _, b := range tl.bars {
-			if b.lane == 2 {
-				total += max(b.count, 1)
-			}
-		}
-		assert.Equal(t, n, total, "every operation is counted in some bar")
-	})
-}
-
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// The timeline's bars, before bars within a pixel are merged, are the
-// run's intervals as the independent reference pairs them: on the bundled
-// and conformance streams, the edge cases and 2,000 random runs.
-func TestTimelineBarsAreTheReferences(t *testing.T) {
-	cases, err := runs.Cases("../..", 2000)
-	require.NoError(t, err)
-	for name, b := range cases {
-		tl, err := buildTimeline(stream.NewDecoder(bytes.NewReader(b)))
-		require.NoError(t, err)
-		var want, got []string
-		for _, iv := range runs.Expected(b) {
-			want = append(want, iv.String())
-		}
-		for _, br := range tl.paired {
-			switch {
-			case br.lane == 0:
-				got = append(got, runs.Interval{Kind: "turn", Start: br.start, End: br.end}.String())
-			case br.kind != barOverlap:
-				got = append(got, runs.Interval{Kind: "tool", Start: br.start, End: br.end}.String())
-			}
-		}
-		if !slices.Equal(want, got) {
-			t.Fatalf("%s: timeline (-reference +bars):\n%s", name, cmp.Diff(want, got))
-		}
-	}
-}
 
 // cat marks as still running exactly the operations left open at the
 // end, in the order they started, by the independent reference: on the

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/uagentkit/stream/otelstream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // cmdOtel exports recorded runs as OpenTelemetry traces.
@@ -29,15 +29,17 @@ func cmdOtel(e env, args []string) error {
 	}
 	var failed error
 	for _, name := range fs.Args() {
-		in, err := open(e, name)
+		in, err := openInput(e, name, nil)
 		if err != nil {
 			failed = errors.Join(failed, err)
 			continue
 		}
-		if err := otelstream.Export(bufio.NewReaderSize(in, 1<<20), t.tp, opts...); err != nil { // a trace per run
+		x := otelstream.New(t.tp, opts...) // a trace per run
+		if err := readInto(in.rd, func(l uahstream.Line) { x.Add(l) }); err != nil {
 			failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
 		}
-		in.Close()
+		x.End("")
+		in.close()
 		if reportProblems(e, in) {
 			failed = errors.Join(failed, fmt.Errorf("%s: parts of the run directory could not be read", name))
 		}

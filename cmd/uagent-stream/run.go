@@ -12,6 +12,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // cmdRun runs a command that writes a stream, renders it live (or passes it
@@ -74,20 +75,19 @@ func cmdRun(e env, args []string) error {
 		return exitError{startFailure(err)}
 	}
 	export := newLiveExport(e, *otelOn, *otelContent)
-	events := export.tap(run.Events())
-	var renderErr error
-	var r *renderer
-	if *asJSON {
-		for range events {
+	var r *termstream.Renderer
+	if !*asJSON {
+		r = termstream.New(e.stdout, run.Session(), termstream.Options{Color: useColor(e.stdout, *noColor), Live: true})
+	}
+	for l := range run.Lines() {
+		export.add(l)
+		if r != nil {
+			r.Add(l)
 		}
-	} else {
-		r = newRenderer(e.stdout, useColor(e.stdout, *noColor), true)
-		renderErr = r.renderEach(events)
-		r.flush()
 	}
 	o, err := run.Wait()
 	if r != nil {
-		r.finish(o.Verdict) // the closing line says what the outcome line says
+		r.Finish(o.Verdict) // the closing line says what the outcome line says
 	}
 	restore() // the terminal first: nothing below needs the child
 	reapOrphans(*grace)
@@ -95,9 +95,6 @@ func cmdRun(e env, args []string) error {
 		jsonLines.flush()
 	}
 	export.end(e, o.Status) // a bounded flush, beside the run's own result
-	if err == nil {
-		err = renderErr
-	}
 	code := reportOutcome(e, stderr, name, o, err)
 	if code == 0 {
 		return nil

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/ssestream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // cmdServe serves a run to browsers: a file being written (followed until
@@ -60,12 +60,15 @@ func cmdServe(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var runDir io.ReadCloser // a run directory, read as it is now
-	if info, err := os.Stat(fl.Arg(0)); command == nil && err == nil && info.IsDir() {
-		if runDir, err = open(e, fl.Arg(0)); err != nil {
+	sess := new(uahstream.Session) // the one fold of the stream, which the page is given
+	rec := ssestream.NewRecording(sess)
+	defer rec.Close()
+	var in *input // standard input or a run directory (read as it is now); a file is followed
+	if info, err := os.Stat(fl.Arg(0)); command == nil && (fl.Arg(0) == "-" || err == nil && info.IsDir()) {
+		if in, err = openInput(e, fl.Arg(0), sess); err != nil {
 			return err
 		}
-		defer runDir.Close()
+		defer in.close()
 	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -73,8 +76,6 @@ func cmdServe(e env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rec := ssestream.NewRecording()
-	defer rec.Close()
 	h := ssestream.NewHandler(rec, ssestream.WithToken(token), ssestream.WithMaxClients(*maxClients))
 	served := make(chan error, 1)
 	go func() { served <- ssestream.Serve(ctx, l, h, 2*time.Second) }()
@@ -85,24 +86,28 @@ func cmdServe(e env, args []string) error {
 	switch {
 	case command != nil:
 		var status stream.Status
-		code, status = serveCommand(ctx, e, rec, command, *grace, export)
+		code, status = serveCommand(ctx, e, rec, sess, command, *grace, export)
 		export.end(e, status)
 	default:
-		var in io.Reader = e.stdin
-		if runDir != nil {
-			in = runDir
-		} else if fl.Arg(0) != "-" {
-			fr := &follower{ctx: ctx, path: fl.Arg(0), done: rec.Finished, waiting: func() {
+		var rd *uahstream.Reader
+		if in != nil {
+			rd = in.rd
+		} else { // a file, followed while it grows until its run_finished
+			fr := &follower{ctx: ctx, path: fl.Arg(0), done: sess.Finished, waiting: func() {
 				fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(fl.Arg(0), false))
 			}}
 			defer fr.close()
-			in = fr
+			rd = sess.Reader(fr)
+			in = &input{}
 		}
-		in, exported := export.reader(in)
-		if err := rec.Consume(in); err != nil && !errors.Is(err, errReplaced) {
+		err := readInto(rd, func(l uahstream.Line) {
+			rec.Add(l)
+			export.add(l)
+		})
+		if err != nil && !errors.Is(err, errReplaced) {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		}
-		exported()
+		reportProblems(e, in)
 		rec.End(nil)
 		export.end(e, "")
 	}
@@ -119,40 +124,31 @@ func cmdServe(e env, args []string) error {
 	return nil
 }
 
-// serveCommand runs the command as run does, records its stream live and
-// ends the record with its outcome; it returns run's exit code.
-func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, command []string, grace time.Duration, export *liveExport) (int, stream.Status) {
+// serveCommand runs the command as run does, records its stream live
+// (folded once, into sess, which the record was made with) and ends the
+// record with its outcome; it returns run's exit code.
+func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, sess *uahstream.Session, command []string, grace time.Duration, export *liveExport) (int, stream.Status) {
 	becomeSubreaper()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin = e.stdin
 	stderr := &lastByte{w: e.stderr}
 	cmd.Stderr = stderr
-	pr, pw := io.Pipe()
-	consumed := make(chan struct{})
-	go func() {
-		defer close(consumed)
-		rec.Consume(pr)
-		io.Copy(io.Discard, pr) // whatever Consume left, so the run never blocks
-	}()
 	restore := foreground(cmd, e.stdin) // as run does: the command reads the terminal, Ctrl-C reaches it
-	run, err := execstream.Start(ctx, cmd, execstream.WithGrace(grace), execstream.WithStdoutCopy(pw))
+	run, err := execstream.Start(ctx, cmd, execstream.WithGrace(grace), execstream.WithSession(sess), execstream.WithRaw())
 	if err != nil {
 		restore()
-		pw.Close()
-		<-consumed
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		code := startFailure(err)
-		var v stream.Verdict // the fold's, as for a run: no line, and run's exit code
-		rec.Fold(func(f *stream.Fold) { v = f.VerdictOf(code, "") })
+		v := sess.VerdictOf(code, "") // the fold's, as for a run: no line, and run's exit code
 		rec.End(&v)
 		return code, v.Status
 	}
-	for range export.tap(run.Events()) {
+	for l := range run.Lines() {
+		rec.Add(l)
+		export.add(l)
 	}
 	o, err := run.Wait()
 	restore()
-	pw.Close()
-	<-consumed
 	reapOrphans(grace)
 	rec.End(&o.Verdict)
 	return reportOutcome(e, stderr, command[0], o, err), o.Status

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/uagentkit/stream"
-	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/internal/pool"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -18,51 +22,23 @@ func cmdStats(e env, args []string) error {
 	if fs.NArg() == 0 {
 		return fs.usageError("want at least one FILE or -")
 	}
-	// Files are independent: they are summarized on all cores, and printed
-	// in argument order.
+	// Files are independent: they are summarized on all cores, and what is
+	// said of each is said in argument order.
 	names := fs.Args()
-	type summarized struct {
-		r        stream.Recomputed
-		session  *sessionRead // a session stream of the harness
-		err      error
-		problems []error
+	type said struct {
+		out, errs spill
+		code      int
 	}
 	code := 0
-	inOrder(len(names), each(func(i int) summarized {
-		in, err := open(e, names[i])
-		if err != nil {
-			return summarized{err: err}
-		}
-		defer in.Close()
-		rd, session, err := uahstream.Sniff(in)
-		if err == nil && session {
-			sr, err := readSession(rd)
-			in.Close()
-			return summarized{session: sr, err: err, problems: problemsOf(in)}
-		}
-		r, err := stream.Summarize(rd)
-		in.Close()
-		if rs, ok := in.(*runStream); ok { // as uagent stats reads a run directory
-			r.Summary = statedir.StatsSummary(rs.run, r)
-		}
-		return summarized{r: r, err: err, problems: problemsOf(in)}
-	}), func(i int, s summarized) {
-		for _, p := range s.problems {
-			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
-			if serious(p) && !*allowErrors {
-				code = 1
-			}
-		}
-		if s.err != nil {
-			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(s.err.Error(), false))
-			code = 1
-			return
-		}
-		if s.session != nil {
-			code = max(code, statsOfSession(e, names[i], s.session, *check, *allowErrors, len(names) > 1))
-			return
-		}
-		code = max(code, statsOf(e, names[i], s.r, *check, *allowErrors, len(names) > 1))
+	pool.InOrder(len(names), pool.Each(func(i int) *said {
+		s := &said{}
+		w := statsWriter{name: names[i], several: len(names) > 1, check: *check, allowErrors: *allowErrors, out: &s.out, errs: &s.errs}
+		s.code = w.stats(e)
+		return s
+	}), func(i int, s *said) {
+		s.errs.writeTo(e.stderr)
+		s.out.writeTo(e.stdout)
+		code = max(code, s.code)
 	})
 	if code != 0 {
 		return exitError{code}
@@ -70,50 +46,186 @@ func cmdStats(e env, args []string) error {
 	return nil
 }
 
-// statsOf prints one file's summary (or, with check, its differences,
-// prefixed with the file's name when there are several) and returns its
-// exit code.
-func statsOf(e env, name string, r stream.Recomputed, check, allowErrors, several bool) int {
-	shown := sanitize(name, false)
-	for _, le := range r.FirstErrors {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", shown, sanitize(le.Error(), false))
-	}
-	if r.LineErrors > len(r.FirstErrors) {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d more line errors\n", shown, r.LineErrors-len(r.FirstErrors))
-	}
-	if r.LineErrors > 0 {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %d of %d lines could not be read\n", shown, r.LineErrors, r.LineErrors+r.Lines)
-	}
-	if r.Lines == 0 {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: an empty stream: no line to summarize\n", shown)
-		return 1
-	}
-	code := 0
-	if r.LineErrors > 0 && !allowErrors {
-		code = 1
-	}
-	if check {
-		if r.Recorded == nil {
-			fmt.Fprintf(e.stderr, "uagent-stream: %s: no run_finished summary to check against\n", shown)
-			return 1
-		}
-		prefix := ""
-		if several {
-			prefix = shown + ": "
-		}
-		for _, d := range r.Diff() {
-			fmt.Fprintln(e.stdout, prefix+sanitize(d.String(), false))
-			code = 1
-		}
-		return code
-	}
-	b, err := stream.MarshalSummary(r.Summary)
-	if err == nil {
-		_, err = (jsonOut{e.stdout}).Write(b)
-	}
+// statsWriter says the stats of one FILE: of a run's stream, its summary
+// (as summary.json); of a session stream, each run's summary as the run
+// ends, exactly as stats prints that run alone, and the totals; with
+// check, the differences from the recorded summaries.
+type statsWriter struct {
+	name                        string
+	several, check, allowErrors bool
+	out, errs                   io.Writer
+	code                        int
+	runs                        int // summaries written
+}
+
+func (w *statsWriter) fail(format string, args ...any) {
+	fmt.Fprintf(w.errs, "uagent-stream: "+format+"\n", args...)
+	w.code = 1
+}
+
+func (w *statsWriter) stats(e env) int {
+	shown := sanitize(w.name, false)
+	in, err := openInput(e, w.name, nil, stream.WithFoldOnly())
 	if err != nil {
-		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", shown, sanitize(err.Error(), false))
-		return 1
+		w.fail("%s", sanitize(err.Error(), false))
+		return w.code
 	}
-	return code
+	defer in.close()
+	s := in.rd.Session()
+	var readErr error
+	var last *uahstream.Ended
+	for l := range in.rd.Lines() {
+		if l.Err != nil && !l.End {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				readErr = l.Err
+				continue
+			}
+			if l.Run < 0 { // between the runs of a session
+				w.lineErrors([]error{l.Err}, 1)
+			}
+		}
+		if e := l.Ended; e != nil {
+			if in.run != nil { // as uagent stats reads a run directory
+				e.Summary = in.run.Stats(e.Recomputed)
+			}
+			last = e
+			w.lineErrors(e.FirstErrors, e.LineErrors)
+			if s.Harness() {
+				w.sessionRun(s, e)
+			}
+		}
+	}
+	for _, p := range in.problems() {
+		fmt.Fprintf(w.errs, "uagent-stream: %s\n", sanitize(p.Error(), false))
+		if serious(p) && !w.allowErrors {
+			w.code = 1
+		}
+	}
+	if readErr != nil {
+		w.fail("%s", sanitize(readErr.Error(), false))
+		return w.code
+	}
+	lines, lineErrors := s.Lines()
+	if lineErrors > 0 {
+		fmt.Fprintf(w.errs, "uagent-stream: %s: %d of %d lines could not be read\n", shown, lineErrors, lines)
+		if !w.allowErrors {
+			w.code = 1
+		}
+	}
+	switch {
+	case s.Harness():
+		w.sessionEnd(s)
+	case lines == lineErrors:
+		w.fail("%s: an empty stream: no line to summarize", shown)
+	case w.check:
+		if last.Recorded == nil {
+			w.fail("%s: no run_finished summary to check against", shown)
+			break
+		}
+		w.diff("", last.Diff)
+	default:
+		b, err := stream.MarshalSummary(last.Summary)
+		if err == nil {
+			_, err = (jsonOut{w.out}).Write(b)
+		}
+		if err != nil {
+			w.fail("%s: %s", shown, sanitize(err.Error(), false))
+		}
+	}
+	return w.code
+}
+
+// lineErrors says the errors of the lines that could not be read: those
+// a fold kept of n.
+func (w *statsWriter) lineErrors(errs []error, n int) {
+	for _, le := range errs {
+		fmt.Fprintf(w.errs, "uagent-stream: %s: %s\n", sanitize(w.name, false), sanitize(le.Error(), false))
+	}
+	if n > len(errs) {
+		fmt.Fprintf(w.errs, "uagent-stream: %s: %d more line errors\n", sanitize(w.name, false), n-len(errs))
+	}
+}
+
+// diff says where a recorded summary differs from its events.
+func (w *statsWriter) diff(run string, diff []stream.Difference) {
+	prefix := ""
+	if w.several {
+		prefix = sanitize(w.name, false) + ": "
+	}
+	for _, d := range diff {
+		fmt.Fprintln(w.out, prefix+run+sanitize(d.String(), false))
+		w.code = 1
+	}
+}
+
+// sessionRun says a run of a session as it ends: its summary in the
+// session's runs, or, with check, its differences.
+func (w *statsWriter) sessionRun(s *uahstream.Session, e *uahstream.Ended) {
+	if w.check {
+		run := fmt.Sprintf("run %d %s", e.Run+1, sanitize(e.Summary.RunID, true))
+		if e.Recorded == nil {
+			w.fail("%s: %s: no run_finished summary to check against", sanitize(w.name, false), run)
+			return
+		}
+		w.diff(run+": ", e.Diff)
+		return
+	}
+	b, err := stream.MarshalSummary(e.Summary) // as stats prints the run alone
+	if err != nil {
+		w.fail("%s: %s", sanitize(w.name, false), sanitize(err.Error(), false))
+		return
+	}
+	if w.runs == 0 {
+		w.sessionStart(s)
+	} else {
+		io.WriteString(w.out, ",\n")
+	}
+	w.runs++
+	io.WriteString(w.out, "    ")
+	w.indented(b, "    ")
+}
+
+// sessionStart begins the session's object: its id and its runs, as
+// encoding/json indents them.
+func (w *statsWriter) sessionStart(s *uahstream.Session) {
+	io.WriteString(w.out, "{\n  \"session_id\": ")
+	w.indented(marshal(s.ID()), "  ")
+	io.WriteString(w.out, ",\n  \"runs\": [\n")
+}
+
+// sessionEnd ends the session's object: its totals.
+func (w *statsWriter) sessionEnd(s *uahstream.Session) {
+	if w.check {
+		return
+	}
+	if w.runs == 0 {
+		io.WriteString(w.out, "{\n  \"session_id\": ")
+		w.indented(marshal(s.ID()), "  ")
+		io.WriteString(w.out, ",\n  \"runs\": [],\n  \"totals\": ")
+	} else {
+		io.WriteString(w.out, "\n  ],\n  \"totals\": ")
+	}
+	w.indented(marshal(s.Totals()), "  ")
+	io.WriteString(w.out, "\n}\n")
+}
+
+// indented writes JSON, its lines after the first indented as an element
+// at prefix, as encoding/json writes it in an indented document (no HTML
+// escaping; what a terminal could act on, escaped).
+func (w *statsWriter) indented(b []byte, prefix string) {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, bytes.TrimSpace(b), prefix, "  "); err != nil {
+		w.fail("%s: %s", sanitize(w.name, false), sanitize(err.Error(), false))
+		return
+	}
+	(jsonOut{w.out}).Write(buf.Bytes())
+}
+
+// marshal is v as JSON, without HTML escaping.
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	return b.Bytes()
 }

@@ -3,14 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"iter"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/otelstream"
+	"github.com/uagentkit/stream/uahstream"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
@@ -115,8 +114,8 @@ func (t *tracing) shutdown() error {
 	return nil
 }
 
-// liveExport exports a run live, beside it, when asked (--otel); a
-// session stream, a trace per run (see otelstream.Exporter.Add).
+// liveExport exports a stream live, beside it, when asked (--otel): a
+// trace per run (see otelstream.Exporter.Add).
 type liveExport struct {
 	t *tracing
 	x *otelstream.Exporter
@@ -138,43 +137,10 @@ func newLiveExport(e env, on, content bool) *liveExport {
 	return &liveExport{t: t, x: otelstream.New(t.tp, opts...)}
 }
 
-// tap passes the events through, adding each to the export.
-func (l *liveExport) tap(events iter.Seq2[any, error]) iter.Seq2[any, error] {
-	if l == nil {
-		return events
-	}
-	return func(yield func(any, error) bool) {
-		for dto, err := range events {
-			if err == nil {
-				l.x.Add(dto)
-			}
-			if !yield(dto, err) {
-				return
-			}
-		}
-	}
-}
-
-// reader passes r through, decoding a copy for the export; wait returns
-// once the copy has been read.
-func (l *liveExport) reader(r io.Reader) (io.Reader, func()) {
-	if l == nil {
-		return r, func() {}
-	}
-	pr, pw := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for dto, err := range stream.NewDecoder(pr).All() {
-			if err == nil {
-				l.x.Add(dto)
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
-	return io.TeeReader(r, pw), func() {
-		pw.Close()
-		<-done
+// add adds a line to the export.
+func (l *liveExport) add(line uahstream.Line) {
+	if l != nil {
+		l.x.Add(line)
 	}
 }
 

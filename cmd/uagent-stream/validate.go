@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/pool"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -19,7 +20,7 @@ func cmdValidate(e env, args []string) error {
 	if fs.NArg() == 0 {
 		return fs.usageError("want at least one FILE or -")
 	}
-	var opts []stream.Option
+	var opts []stream.ValidateOption
 	if *exitCode >= 0 {
 		opts = append(opts, stream.WithExitCode(*exitCode))
 	}
@@ -31,27 +32,14 @@ func cmdValidate(e env, args []string) error {
 	enc.SetEscapeHTML(false)
 	names := fs.Args()
 	var encErr error
-	inOrder(len(names), each(func(i int) validated {
-		in, err := open(e, names[i])
+	pool.InOrder(len(names), pool.Each(func(i int) validated {
+		in, err := openInput(e, names[i], nil, stream.WithFoldOnly())
 		if err != nil {
 			return validated{open: err}
 		}
-		defer in.Close()
-		r, session, err := uahstream.Sniff(in)
-		var findings []uahstream.Finding
-		switch {
-		case err != nil:
-		case session: // a session stream of the harness: each run, and the session's own rules
-			findings, err = uahstream.Validate(r, opts...)
-		default:
-			var fs []stream.Finding
-			fs, err = stream.Validate(r, opts...)
-			for _, f := range fs {
-				findings = append(findings, uahstream.Finding{Finding: f})
-			}
-		}
-		in.Close()
-		return validated{findings: findings, err: err, problems: problemsOf(in)}
+		defer in.close()
+		findings, err := in.rd.Validate(opts...)
+		return validated{findings: findings, err: err, problems: in.problems()}
 	}), func(i int, v validated) {
 		name := names[i]
 		if v.open != nil {

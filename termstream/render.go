@@ -1,116 +1,182 @@
-package main
+// Package termstream renders a stream for people at a terminal: a run's
+// header, its transcript with a time column, its tools with their
+// outcome and duration, its summary (and where the events contradict
+// it), its answer once; of a session stream of the harness, the
+// session's events around its runs, and the model's text as it streams
+// when live. It is what uagent-stream cat and run print, for a Go
+// harness that wants the same transcript.
+//
+// A Renderer takes the Lines of a stream as its session folded them
+// (uahstream.Reader, execstream.Run.Lines) and keeps no fold of its own:
+// what pairs with what, what is still running, how a run ended and where
+// its summary disagrees with its events are the session's answers. Every
+// string from the stream goes through one sanitizer: controls, bidi and
+// invisible characters are shown as escapes, never passed to the
+// terminal.
+package termstream
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"maps"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/internal/tail"
 	"github.com/uagentkit/stream/uahstream"
 )
 
-// renderer prints a run for people as its events arrive. It writes through
-// a buffer; live, it flushes after every event.
-type renderer struct {
-	w           *bufio.Writer
-	live        bool
-	pal         palette
-	noReasoning bool
-	toolOutput  bool
-	interrupted func() bool // reports a follow that the user stopped
+// Options say how a Renderer renders.
+type Options struct {
+	// Color uses ANSI colours (only on a terminal, and never with
+	// NO_COLOR: the caller decides).
+	Color bool
+	// Live flushes after every line, and shows the model's text as it
+	// streams (a whole stream shows each response's own text instead).
+	Live bool
+	// NoReasoning hides the reasoning lines.
+	NoReasoning bool
+	// ToolOutput prints, under each finished tool, the last 5 lines of its
+	// out_path and err_path files, where they exist (sanitized, at most
+	// 16 KiB read).
+	ToolOutput bool
+	// Interrupted, when set, reports that the person stopped a live view
+	// (Ctrl-C): a run without run_finished is then said to be still going,
+	// not cut off.
+	Interrupted func() bool
+}
 
-	fold     *stream.Fold // the run's fold: its start, its notices, the operations still running, its verdict
-	answer   *string      // the final answer already shown
+// Renderer prints a stream for people as its lines arrive. It writes
+// through a buffer; live, it flushes after every line. A Renderer is not
+// safe for concurrent use.
+type Renderer struct {
+	w   *bufio.Writer
+	o   Options
+	pal palette
+	s   *uahstream.Session
+
+	runStart time.Time // when the open run began, as its fold says
+	answer   *string   // the final answer already shown
+	finished bool      // the open run's run_finished was shown
 	errs     int
-	finished atomic.Bool
 
-	lines   int          // lines rendered
-	session *sessionView // a session stream of the harness: its first line was session_opened
-	quiet   bool         // the next message was shown as it streamed: not again
+	// Of a session stream of the harness: the streamed text shown, and
+	// whether a streamed line is open.
+	shown  map[int]bool // by Live.Index
+	open   bool
+	origin time.Time // session_opened's at: the clock of the lines between runs
+	quiet  bool      // the next message was shown as it streamed: not again
+	ended  *uahstream.Ended
 }
 
 type palette struct{ dim, red, yellow, green, bold, cyan, reset string }
 
-func newRenderer(w io.Writer, color, live bool) *renderer {
-	r := &renderer{w: bufio.NewWriterSize(w, 64<<10), live: live, interrupted: func() bool { return false }}
-	r.reset()
-	if color {
+// New returns a Renderer writing to w the lines of s.
+func New(w io.Writer, s *uahstream.Session, o Options) *Renderer {
+	r := &Renderer{w: bufio.NewWriterSize(w, 64<<10), o: o, s: s, shown: map[int]bool{}}
+	if r.o.Interrupted == nil {
+		r.o.Interrupted = func() bool { return false }
+	}
+	if o.Color {
 		r.pal = palette{dim: "\x1b[2m", red: "\x1b[31m", yellow: "\x1b[33m", green: "\x1b[32m", bold: "\x1b[1m", cyan: "\x1b[36m", reset: "\x1b[0m"}
 	}
 	return r
 }
 
-// reset forgets the run, for the next one.
-func (r *renderer) reset() {
-	r.fold, r.answer = new(stream.Fold), nil
-	r.finished.Store(false)
+// Restart forgets the stream, for another of s, such as a followed file
+// that was replaced.
+func (r *Renderer) Restart(s *uahstream.Session) {
+	r.s, r.runStart, r.answer, r.finished, r.open, r.origin = s, time.Time{}, nil, false, false, time.Time{}
+	r.shown = map[int]bool{}
 }
 
-// restart forgets the stream, for a new one.
-func (r *renderer) restart() {
-	r.reset()
-	r.session, r.lines = nil, 0
-}
-
-func (r *renderer) flush() { r.w.Flush() }
-
-// renderAll renders every line of dec, then says how the stream ended
-// (the fold's verdict of the stream alone). Line errors are shown where
-// they occur and make the result an exit 1.
-func (r *renderer) renderAll(dec *stream.Decoder) error {
-	err := r.renderEach(dec.All())
-	r.finish(r.verdict())
-	if err != nil {
-		return err
+// Note prints a line of the viewer's own, not the stream's (such as "the
+// file was replaced"), marked as a notice. msg is sanitized.
+func (r *Renderer) Note(msg string) {
+	r.printf("%s── %s ──%s\n", r.pal.yellow, sanitize(msg, false), r.pal.reset)
+	if r.o.Live {
+		r.w.Flush()
 	}
-	if r.errs > 0 {
-		return exitError{1}
-	}
-	return nil
 }
 
-// renderEach renders a sequence of events and line errors. It returns the
-// first error that is not a line error. The caller ends the rendering with
-// end, once it knows the verdict.
-func (r *renderer) renderEach(events iter.Seq2[any, error]) error {
-	for dto, err := range events {
-		if r.lines++; r.lines == 1 && err == nil && uahstream.Opens(dto) {
-			r.session = &sessionView{shown: map[*uahstream.Live]bool{}}
+// Errors counts the lines that could not be decoded, shown so far.
+func (r *Renderer) Errors() int { return r.errs }
+
+// Flush writes what is buffered.
+func (r *Renderer) Flush() error { return r.w.Flush() }
+
+// Add renders a line (the session's end included: a run it cut off is
+// said to be so, and a session's totals are shown; a process's ending is
+// Finish's).
+func (r *Renderer) Add(l uahstream.Line) {
+	r.ended = l.Ended
+	switch {
+	case r.s.Harness():
+		r.sessionLine(l)
+	case l.End:
+		if !r.finished && l.Ended != nil {
+			r.ended = l.Ended
 		}
-		if r.session != nil {
-			r.sessionLine(dto, err)
-		} else if err != nil {
-			if _, ok := errors.AsType[*stream.LineError](err); !ok {
-				return err
-			}
-			r.errs++
-			r.fold.Add(nil, err)
-			r.printf("%s✗ %s%s\n", r.pal.red, sanitize(err.Error(), false), r.pal.reset)
-		} else {
-			r.render(dto)
-		}
-		if r.live {
-			r.flush()
-		}
+	case l.Err != nil:
+		r.errs++
+		r.printf("%s✗ %s%s\n", r.pal.red, sanitize(l.Err.Error(), false), r.pal.reset)
+	default:
+		r.render(l)
 	}
-	return nil
+	if r.o.Live {
+		r.w.Flush()
+	}
 }
 
-func (r *renderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format, args...) }
+// Finish says how the stream ended, when the run did not say it itself:
+// v is the session's verdict (uahstream.Session.Verdict) or a process's
+// (execstream.Outcome); of a session stream, the session's totals too.
+// Call it once, after the session's end was added.
+func (r *Renderer) Finish(v stream.Verdict) {
+	defer r.w.Flush()
+	if r.s.Harness() {
+		r.sessionEnd(v)
+		return
+	}
+	r.end(v)
+}
 
-// stamp is the time column: seconds since the run began, as the fold
+func (r *Renderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format, args...) }
+
+// sanitize makes a string from a stream safe to show: with keepNewlines,
+// "\n" stays a line break; tabs become spaces.
+func sanitize(s string, keepNewlines bool) string {
+	keep := safetext.Keep(0)
+	if keepNewlines {
+		keep = safetext.KeepNewlines
+	}
+	return safetext.Human(s, keep)
+}
+
+// oneLine sanitizes s and keeps it on one line, cut to max runes.
+func oneLine(s string, max int) string { return safetext.OneLine(s, max) }
+
+// stamp is the time column: seconds since the run began, as its fold
 // says when that was.
-func (r *renderer) stamp(at time.Time) string {
-	start, _ := r.fold.Times()
-	return fmt.Sprintf("%s%8.3fs%s ", r.pal.dim, at.Sub(start).Seconds(), r.pal.reset)
+func (r *Renderer) stamp(at time.Time) string {
+	if r.runStart.IsZero() {
+		r.fold(func(f *stream.Fold) { r.runStart, _ = f.Times() })
+	}
+	return fmt.Sprintf("%s%8.3fs%s ", r.pal.dim, at.Sub(r.runStart).Seconds(), r.pal.reset)
+}
+
+// fold calls do with the fold of the line being rendered: of the run it
+// ended, else of the open run.
+func (r *Renderer) fold(do func(*stream.Fold)) {
+	if r.ended != nil {
+		do(r.ended.Fold)
+		return
+	}
+	r.s.Fold(do)
 }
 
 // text renders multi-line text, continuation lines indented.
@@ -131,34 +197,16 @@ func prefixed(prefix, s string) string {
 	return prefix + s
 }
 
-// finish says how the stream ended: a run's ending (end), or a session's.
-func (r *renderer) finish(v stream.Verdict) {
-	if r.session != nil {
-		r.sessionEnd(v)
-		return
-	}
-	r.end(v)
-}
-
-// verdict is the fold's verdict of the stream alone: of the session's
-// last run, for a session.
-func (r *renderer) verdict() stream.Verdict {
-	if r.session != nil {
-		return r.session.s.Verdict()
-	}
-	return r.fold.Verdict()
-}
-
-func (r *renderer) render(dto any) { r.renderChange(dto, r.fold.Add(dto, nil)) }
-
-// renderChange renders a line that the fold has taken, with what it
-// changed there.
-func (r *renderer) renderChange(dto any, ch stream.Change) {
+// render renders a line of a run.
+func (r *Renderer) render(l uahstream.Line) {
 	p := r.pal
-	if ch.NoticeStep == stream.Repeated {
+	if l.Started {
+		r.runStart, r.answer, r.finished = time.Time{}, nil, false
+	}
+	if l.Step.NoticeStep == stream.Repeated {
 		return // shown once; the summary counts the repeats
 	}
-	switch d := dto.(type) {
+	switch d := l.DTO.(type) {
 	case stream.RunStartedDTO:
 		started := ""
 		if !d.At.IsZero() {
@@ -196,7 +244,7 @@ func (r *renderer) renderChange(dto any, ch stream.Change) {
 		}
 		r.printf("%s  %s%s %s: %s · %s · %s%s\n", r.stamp(d.At), col, mark, oneLine(d.Name, 40), oneLine(d.Label, 120),
 			oneLine(d.Detail, 80), ms(d.DurationMS), p.reset)
-		if r.toolOutput {
+		if r.o.ToolOutput {
 			r.tail("stdout", d.OutPath)
 			r.tail("stderr", d.ErrPath)
 		}
@@ -210,40 +258,45 @@ func (r *renderer) renderChange(dto any, ch stream.Change) {
 			r.printf("%s%s%s%s %s\n", r.stamp(d.At), p.bold, who, p.reset, text(d.Text))
 		}
 	case stream.ReasoningDTO:
-		if !r.noReasoning && !r.quiet {
+		if !r.o.NoReasoning && !r.quiet {
 			r.printf("%s%s  · %s%s\n", r.stamp(d.At), p.dim, text(d.Text), p.reset)
 		}
 	case stream.RunnerErrorDTO:
 		r.printf("%s%s✗ runner error: %s%s\n", r.stamp(d.At), p.red, text(d.Message), p.reset)
 	case stream.RunFinishedDTO:
-		if r.finished.Load() {
+		if r.finished {
 			return
 		}
-		r.markInflight(d.At)
-		r.summary(d.Summary)
-		r.finished.Store(true)
+		var running []stream.ToolInterval
+		var rc stream.Recomputed
+		var notices []stream.Notice
+		r.fold(func(f *stream.Fold) { running, rc, notices = f.Running(), f.Recomputed(), f.Notices() })
+		r.markInflight(running, d.At)
+		r.summary(d.Summary, rc, notices)
+		r.finished = true
 	case stream.UnknownDTO:
 		r.printf("%s%s? %s (unknown type, %d bytes)%s\n", r.stamp(d.At), p.dim, oneLine(d.Type, 60), len(d.Raw), p.reset)
 	}
 }
 
 // tail prints the last lines of a tool's output file, when it exists.
-func (r *renderer) tail(what, path string) {
+func (r *Renderer) tail(what, path string) {
 	for _, l := range tail.Lines(path) {
 		r.printf("%s            %s │ %s%s\n", r.pal.dim, what, oneLine(l, 200), r.pal.reset)
 	}
 }
 
-// end marks the tools still in flight when the stream ended without
-// run_finished, and says how it ended: v is the fold's verdict, of the
-// stream alone or with the process's exit code.
-func (r *renderer) end(v stream.Verdict) {
-	defer r.flush()
-	if r.finished.Load() {
+// end marks the tools still in flight when the run ended without
+// run_finished, and says how it ended: v is the verdict, of the stream
+// alone or with the process's exit code.
+func (r *Renderer) end(v stream.Verdict) {
+	if r.finished {
 		return
 	}
-	r.markInflight(time.Time{})
-	if r.interrupted() {
+	var running []stream.ToolInterval
+	r.fold(func(f *stream.Fold) { running = f.Running() })
+	r.markInflight(running, time.Time{})
+	if r.o.Interrupted() {
 		r.printf("%s── interrupted: the run was still going (no run_finished yet)%s\n", r.pal.yellow, r.pal.reset)
 		return
 	}
@@ -257,13 +310,10 @@ func (r *renderer) end(v stream.Verdict) {
 	r.printf("%s── %s: %s%s\n", r.pal.yellow, v.Ending, why, r.pal.reset)
 }
 
-// markInflight marks the operations the fold still has open, in the
-// order they started.
-func (r *renderer) markInflight(at time.Time) {
-	for _, iv := range r.fold.Tools() {
-		if !iv.Open {
-			continue
-		}
+// markInflight marks the operations still open, in the order they
+// started.
+func (r *Renderer) markInflight(running []stream.ToolInterval, at time.Time) {
+	for _, iv := range running {
 		stamp := strings.Repeat(" ", 10)
 		if !at.IsZero() {
 			stamp = r.stamp(at)
@@ -283,7 +333,7 @@ func plural(n int, one string) string {
 // summary shows the run_finished summary, says where the events
 // contradict it (and what they say), and lists the notices and model
 // failures with their counts, as the fold counts them.
-func (r *renderer) summary(s stream.SummaryDTO) {
+func (r *Renderer) summary(s stream.SummaryDTO, rc stream.Recomputed, notices []stream.Notice) {
 	p := r.pal
 	col := p.green
 	if s.Status != string(stream.StatusOK) {
@@ -305,13 +355,13 @@ func (r *renderer) summary(s stream.SummaryDTO) {
 		}
 		r.printf("   tools %s · at most %d at once%s\n", strings.Join(parts, ", "), st.MaxParallelTools, failed)
 	}
-	if diff := r.fold.Diff(); len(diff) > 0 {
+	if len(rc.Diff) > 0 {
 		r.printf("   %s✗ the summary disagrees with the events; they say:%s\n", p.red, p.reset)
-		for _, d := range diff {
+		for _, d := range rc.Diff {
 			r.printf("     %s%s: %s (the summary says %s)%s\n", p.red, oneLine(d.Field, 60), oneLine(d.Recomputed, 160), oneLine(d.Recorded, 160), p.reset)
 		}
 	}
-	for _, n := range r.fold.Notices() {
+	for _, n := range notices {
 		count := ""
 		if n.Count > 1 {
 			count = fmt.Sprintf(" (×%d)", n.Count)
@@ -322,7 +372,7 @@ func (r *renderer) summary(s stream.SummaryDTO) {
 			r.printf("   %srunner error: %s%s%s\n", p.red, oneLine(n.Message, 160), count, p.reset)
 		}
 	}
-	for _, f := range counted(r.fold.Stats().Failures) {
+	for _, f := range counted(rc.Summary.Stats.Failures) {
 		r.printf("   %smodel failure: %s%s\n", p.red, f, p.reset)
 	}
 	if s.Answer != "" && (r.answer == nil || *r.answer != s.Answer) {

@@ -1,11 +1,13 @@
 //go:build unix
 
-package main
+package parquetstream
 
 import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"github.com/uagentkit/stream/internal/safetext"
 )
 
 // lockDir takes the lock of an export directory for this process: the
@@ -17,7 +19,7 @@ func lockDir(path string) (func(), error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("another export into %s is running", sanitize(path[:len(path)-len("/.lock")], false))
+		return nil, fmt.Errorf("another export into %s is running", safetext.OneLine(path[:len(path)-len("/.lock")], 200))
 	}
 	return func() { f.Close() }, nil
 }

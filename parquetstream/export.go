@@ -1,0 +1,739 @@
+// Package parquetstream writes runs as a Parquet dataset, for the engines
+// that answer questions across thousands of runs (DuckDB, Spark,
+// BigQuery, Trino): the tables of tablestream (runs, turns, tool_calls,
+// notices, messages with content, and sessions), in a directory of
+// batches that engines read with one glob ('DIR/*/runs/*.parquet').
+//
+// What an export guarantees:
+//
+//   - Whole runs, or none. A batch is written under DIR/.staging/, which
+//     no reader's glob reaches, and published by one rename of its
+//     directory, with a manifest.json of the runs it holds: a run's rows
+//     in every table appear together or not at all. An export that fails
+//     or is given up (Abort) publishes nothing and removes what it wrote;
+//     one that was killed leaves its staging, which the next removes.
+//     Exports into one directory do not wait for each other: the second
+//     is refused while the first runs (a lock the system lets go of when
+//     the process ends).
+//   - Idempotent. A run is known by its key; an export adds only the runs
+//     the directory does not hold, and a run it holds unfinished (cut
+//     off, or still running) is in a batch of its own, which the next
+//     export replaces once the run has changed.
+//   - Sessions. The sessions table is made from every run the directory
+//     holds, in a batch of its own that each export replaces.
+//
+// It is the only code of the module that imports parquet-go
+// (github.com/parquet-go/parquet-go), the maintained Parquet library of
+// Go; the rows are tablestream's, each run read once through its session
+// (uahstream), a run directory's from its events.
+package parquetstream
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	enchex "encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/snappy"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/pool"
+	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/tablestream"
+	"github.com/uagentkit/stream/uahstream"
+)
+
+// Layout of the Parquet parts: rows per row group, and rows per part file.
+const (
+	rowGroupRows = 8 << 10
+	partRows     = 256 << 10
+)
+
+// Source is what an export reads: a stream file (a run's, or a session
+// stream's runs) or a run directory.
+type Source struct {
+	// Path is the file or the run directory.
+	Path string
+	// Run is a run directory's, nil for a file.
+	Run *statedir.Run
+	// key names the input across exports; fingerprint says whether it
+	// changed since.
+	key, fingerprint string
+}
+
+// Sources lists what the inputs hold: a FILE as given; a state
+// directory's runs; a run directory; the *.jsonl files and run
+// directories under any other DIR, in lexical order. What cannot be read
+// (a missing input, a directory that cannot be listed, a file that is not
+// a regular one, a run directory that cannot be opened) is said to
+// problem and left out; the rest is listed.
+func Sources(inputs []string, problem func(error)) []Source {
+	return sourcesWalking(inputs, problem, filepath.WalkDir)
+}
+
+// sourcesWalking is Sources, walking directories with walk (another
+// walker only in tests).
+func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.WalkDirFunc) error) []Source {
+	var out []Source
+	addRun := func(r *statedir.Run) {
+		out = append(out, Source{Path: r.Dir, Run: r, key: "run:" + r.ID, fingerprint: fingerprint(
+			filepath.Join(r.Dir, statedir.EventsFile), filepath.Join(r.Dir, statedir.SummaryFile))})
+	}
+	addFile := func(path string) {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = path
+		}
+		out = append(out, Source{Path: path, key: "file:" + abs, fingerprint: fingerprint(path)})
+	}
+	for _, in := range inputs {
+		info, err := os.Stat(in)
+		switch {
+		case err != nil:
+			problem(err)
+		case !info.IsDir():
+			addFile(in)
+		case statedir.IsStateDir(in):
+			for r, err := range statedir.Runs(in) {
+				if err != nil {
+					problem(err)
+					continue
+				}
+				addRun(r)
+			}
+		case statedir.IsRun(in):
+			r, err := statedir.OpenRun(in)
+			if err != nil {
+				problem(err)
+				continue
+			}
+			addRun(r)
+		default:
+			walk(in, func(path string, d fs.DirEntry, err error) error {
+				switch {
+				case err != nil:
+					if _, ok := errors.AsType[*fs.PathError](err); !ok {
+						err = &fs.PathError{Op: "read", Path: path, Err: err}
+					}
+					problem(err) // a directory that cannot be read: said, and the rest walked
+					if d != nil && d.IsDir() {
+						return fs.SkipDir
+					}
+					return nil
+				case d.IsDir() && path != in && statedir.IsRun(path):
+					r, err := statedir.OpenRun(path)
+					if err != nil {
+						problem(err)
+					} else {
+						addRun(r)
+					}
+					return fs.SkipDir
+				case d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl"):
+					return nil
+				case !d.Type().IsRegular():
+					problem(fmt.Errorf("%s: not a regular file (left out)", path))
+					return nil
+				}
+				addFile(path)
+				return nil
+			})
+		}
+	}
+	return out
+}
+
+// fingerprint says what files are now: their sizes and times of change.
+func fingerprint(paths ...string) string {
+	var parts []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil {
+			parts = append(parts, fmt.Sprintf("%d@%d", info.Size(), info.ModTime().UnixNano()))
+		} else {
+			parts = append(parts, "-")
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// manifest is what a batch holds: its runs, or (for the sessions batch)
+// none.
+type manifest struct {
+	V        int     `json:"v"`
+	Sessions bool    `json:"sessions,omitempty"`
+	Runs     []entry `json:"runs"`
+}
+
+// entry is a run a batch holds: how to know it again, and what the
+// sessions table needs of it.
+type entry struct {
+	Key         string `json:"key"`
+	Fingerprint string `json:"fingerprint"`
+	Finished    bool   `json:"finished"`
+	tablestream.RunRow
+}
+
+// heldRun is a run an earlier export published.
+type heldRun struct {
+	batch string
+	entry
+}
+
+// Option configures an Export.
+type Option func(*Export)
+
+// WithContent also exports what people and models wrote: messages, tool
+// arguments, the answer (tablestream.WithContent).
+func WithContent() Option { return func(x *Export) { x.content = true } }
+
+// WithCreatedBy names the application and version that wrote the parts,
+// in their metadata ("uagentkit-stream" by default).
+func WithCreatedBy(app, version string) Option {
+	return func(x *Export) { x.app, x.version = app, version }
+}
+
+// Export is one export into a directory: what the directory holds, the
+// batches being written, and what it publishes. Open it, Write, then
+// Publish (or Abort), and Close. Its methods are not safe for concurrent
+// use.
+type Export struct {
+	dir, staging, stamp string
+	content             bool
+	app, version        string
+	unlock              func()
+	held                map[string]heldRun
+	sessionBatches      []string // the sessions batches published now
+	main                string   // the batch of the finished runs, in staging
+	retract             []string // the published batches this export replaces
+	mu                  sync.Mutex
+	runs                []newRun // the runs this export read, whose runs rows are written last
+	exported            int
+	heldRuns            int // runs the directory holds already
+}
+
+// newRun is a run this export read: its batch, and its runs row, written
+// once its place in its session is known.
+type newRun struct {
+	batch string
+	entry
+}
+
+// Open begins an export into dir (made if need be): it takes the
+// directory's lock, removes what a killed export left, and reads what the
+// published batches hold. It fails when another export into dir runs.
+func Open(dir string, opts ...Option) (*Export, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	unlock, err := lockDir(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 4)
+	rand.Read(b)
+	x := &Export{dir: dir, app: "uagentkit-stream", unlock: unlock, held: map[string]heldRun{},
+		stamp: time.Now().UTC().Format("20060102T150405Z") + "-" + enchex.EncodeToString(b)}
+	for _, o := range opts {
+		o(x)
+	}
+	x.staging = filepath.Join(dir, ".staging", x.stamp)
+	// What an export that was killed left: it holds no lock now, so its
+	// staging is no one's.
+	os.RemoveAll(filepath.Join(dir, ".staging"))
+	os.RemoveAll(filepath.Join(dir, ".trash"))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	for _, d := range entries {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, d.Name(), "manifest.json"))
+		if err != nil {
+			continue // not a batch of this layout
+		}
+		var m manifest
+		if json.Unmarshal(b, &m) != nil {
+			continue
+		}
+		if m.Sessions {
+			x.sessionBatches = append(x.sessionBatches, d.Name())
+		}
+		for _, r := range m.Runs {
+			x.held[r.Key] = heldRun{batch: d.Name(), entry: r}
+		}
+	}
+	return x, nil
+}
+
+// Close lets go of the directory's lock. Call it once the export is
+// published or given up.
+func (x *Export) Close() error {
+	x.unlock()
+	return nil
+}
+
+// Exported counts the runs this export read and wrote; Held the runs it
+// left out because the directory holds them already.
+func (x *Export) Exported() int { return x.exported }
+
+// Held counts the runs this export left out because the directory holds
+// them already (finished, or unfinished and unchanged).
+func (x *Export) Held() int { return x.heldRuns }
+
+// plan leaves out the sources the directory holds finished, or holds
+// unfinished and unchanged; one held unfinished that has changed is
+// exported again, and its batch retracted when this export is published.
+func (x *Export) plan(srcs []Source) (todo []Source) {
+	seen := map[string]bool{}
+	for _, s := range srcs {
+		if seen[s.key] {
+			continue // given twice
+		}
+		seen[s.key] = true
+		h, ok := x.held[s.key]
+		switch {
+		case ok && (h.Finished || h.Fingerprint == s.fingerprint):
+			x.heldRuns++
+			continue
+		case ok:
+			x.retract = append(x.retract, h.batch)
+			delete(x.held, s.key)
+		}
+		todo = append(todo, s)
+	}
+	return todo
+}
+
+// report is what Write says of one source: its runs' rows, what could not
+// be read of it, and why it could not be exported at all.
+type report struct {
+	src      Source
+	rows     []tablestream.RunRow
+	session  bool
+	problems []error
+	err      error
+}
+
+// errWrite marks an error of writing the tables, which ends the export.
+var errWrite = errors.New("writing the tables")
+
+// Write reads the sources on all cores into the batches, in staging: the
+// finished runs into the main batch (each worker its own parts), each
+// unfinished run into a batch of its own. What cannot be read of a
+// source, and what a run is (not a stream, cut off, with lines that could
+// not be read: exported as such), is said to problem, in the sources'
+// order. An error writing a part, or ctx ending, ends the export: then
+// call Abort.
+func (x *Export) Write(ctx context.Context, srcs []Source, problem func(error)) error {
+	todo := x.plan(srcs)
+	x.main = "b-" + x.stamp
+	var mu sync.Mutex // guards failed
+	var failed error
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		failed = cmp.Or(failed, err)
+	}
+	stopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return failed != nil || ctx.Err() != nil
+	}
+	pool.InOrder(len(todo), func(w int) (func(int) report, func()) {
+		parts := x.parts(filepath.Join(x.staging, x.main), fmt.Sprintf("part-%03d", w))
+		return func(i int) report {
+				if stopped() {
+					return report{src: todo[i], err: context.Canceled}
+				}
+				return x.export(parts, todo[i])
+			}, func() {
+				if err := parts.close(); err != nil {
+					fail(fmt.Errorf("%w: %w", errWrite, err))
+				}
+			}
+	}, func(_ int, r report) {
+		for _, p := range r.problems {
+			problem(p)
+		}
+		switch {
+		case errors.Is(r.err, context.Canceled):
+			return
+		case errors.Is(r.err, errWrite):
+			fail(r.err)
+			return
+		case r.err != nil:
+			problem(r.err)
+			return
+		}
+		for _, row := range r.rows {
+			x.exported++
+			var issues []string
+			switch {
+			case row.Lines == row.LineErrors:
+				issues = append(issues, "not a stream: no line could be read")
+			case row.CutOff:
+				issues = append(issues, "cut off: no run_finished")
+			}
+			if row.LineErrors > 0 {
+				issues = append(issues, fmt.Sprintf("%d of %d lines could not be read", row.LineErrors, row.Lines))
+			}
+			where := r.src.Path
+			if r.session {
+				where += ": run " + row.RunID
+			}
+			for _, is := range issues {
+				problem(fmt.Errorf("%s: %s (exported as such)", where, is))
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return failed
+}
+
+// export reads one source, once, through its session, and writes each
+// of its runs' rows as the run ends: into the worker's parts of the main
+// batch when it has finished, else into a batch of its own. A run of a
+// session stream is known by its run id (as a run directory is): one the
+// directory holds finished, or unfinished and unchanged, is left out; one
+// it holds unfinished that has changed is replaced.
+func (x *Export) export(main *parts, s Source) report {
+	r := report{src: s}
+	var rd *uahstream.Reader
+	if s.Run != nil {
+		rd = uahstream.ReadEvents(s.Run.Events())
+	} else {
+		f, err := os.Open(s.Path)
+		if err != nil {
+			r.err = err
+			return r
+		}
+		defer f.Close()
+		rd = uahstream.NewReader(f)
+	}
+	sess := rd.Session()
+	sess.KeepText(x.content)
+	opts := []tablestream.Option{tablestream.WithFile(s.Path)}
+	if x.content {
+		opts = append(opts, tablestream.WithContent())
+	}
+	b := tablestream.NewBuilder(opts...)
+	var t tablestream.Tables
+	n := 0
+	for l := range rd.Lines() {
+		if l.Err != nil && !l.End {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				r.err = fmt.Errorf("%s: %w", s.Path, l.Err)
+				break
+			}
+		}
+		for _, row := range b.Add(l) {
+			add(&t, row)
+		}
+		if l.Ended == nil {
+			continue
+		}
+		n++
+		if s.Run != nil { // a run directory's outcome as uagent stats gives it: running, say
+			sum := s.Run.Stats(l.Ended.Recomputed)
+			t.Run.Status, t.Run.RunnerExitCode, t.Run.WallMS = sum.Status, int64(sum.RunnerExitCode), sum.WallMS
+		}
+		key := s.key
+		if sess.Harness() {
+			r.session = true
+			key = "run:" + t.Run.RunID
+			if t.Run.RunID == "" {
+				key = fmt.Sprintf("%s#%d", s.key, n)
+			}
+			if x.heldRun(key, s.fingerprint) {
+				t = tablestream.Tables{}
+				continue
+			}
+		}
+		if err := x.add(main, key, s.fingerprint, t); err != nil {
+			r.err = fmt.Errorf("%w of %s: %w", errWrite, s.Path, err)
+			break
+		}
+		r.rows = append(r.rows, t.Run)
+		t = tablestream.Tables{}
+	}
+	if s.Run != nil {
+		r.problems = s.Run.Problems()
+	}
+	return r
+}
+
+// add adds a row to the tables of its kind.
+func add(t *tablestream.Tables, row any) {
+	switch row := row.(type) {
+	case tablestream.RunRow:
+		t.Run = row
+	case tablestream.TurnRow:
+		t.Turns = append(t.Turns, row)
+	case tablestream.ToolCallRow:
+		t.ToolCalls = append(t.ToolCalls, row)
+	case tablestream.NoticeRow:
+		t.Notices = append(t.Notices, row)
+	case tablestream.MessageRow:
+		t.Messages = append(t.Messages, row)
+	}
+}
+
+// heldRun reports a run of a session stream that the directory holds
+// finished, or unfinished and unchanged (and counts it); one held
+// unfinished that has changed is retracted when the export is published.
+func (x *Export) heldRun(key, fingerprint string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	h, ok := x.held[key]
+	switch {
+	case ok && (h.Finished || h.Fingerprint == fingerprint):
+		x.heldRuns++
+		return true
+	case ok:
+		x.retract = append(x.retract, h.batch)
+		delete(x.held, key)
+	}
+	return false
+}
+
+// add writes a run's rows: into the worker's parts of the main batch
+// when it has finished, else into a batch of its own.
+func (x *Export) add(main *parts, key, fingerprint string, t tablestream.Tables) error {
+	dest, batch := main, x.main
+	if t.Run.CutOff { // unfinished: a batch of its own, replaced when the run changes
+		batch = fmt.Sprintf("live-%x-%s", sha256.Sum256([]byte(key)), x.stamp)
+		batch = batch[:len("live-")+16] + batch[len("live-")+64:]
+		dest = x.parts(filepath.Join(x.staging, batch), "part-000")
+	}
+	err := dest.add(t)
+	if dest != main {
+		err = errors.Join(err, dest.close())
+	}
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.runs = append(x.runs, newRun{batch: batch, entry: entry{Key: key, Fingerprint: fingerprint, Finished: !t.Run.CutOff, RunRow: t.Run}})
+	x.mu.Unlock()
+	return nil
+}
+
+// parts is the writers of a batch's tables but runs, for one worker (or
+// one run).
+type parts struct {
+	turns    *part[tablestream.TurnRow]
+	calls    *part[tablestream.ToolCallRow]
+	notices  *part[tablestream.NoticeRow]
+	messages *part[tablestream.MessageRow]
+}
+
+// parts returns the writers of the batch at dir, their files named base.
+func (x *Export) parts(dir, base string) *parts {
+	name := func(table string) string { return filepath.Join(dir, table, base) }
+	p := &parts{turns: newPart[tablestream.TurnRow](x, name("turns")), calls: newPart[tablestream.ToolCallRow](x, name("tool_calls")),
+		notices: newPart[tablestream.NoticeRow](x, name("notices"))}
+	if x.content {
+		p.messages = newPart[tablestream.MessageRow](x, name("messages"))
+	}
+	return p
+}
+
+// add writes a run's rows but its runs row.
+func (p *parts) add(t tablestream.Tables) error {
+	err := errors.Join(p.turns.write(t.Turns), p.calls.write(t.ToolCalls), p.notices.write(t.Notices))
+	if p.messages != nil {
+		err = errors.Join(err, p.messages.write(t.Messages))
+	}
+	return err
+}
+
+func (p *parts) close() error {
+	err := errors.Join(p.turns.close(), p.calls.close(), p.notices.close())
+	if p.messages != nil {
+		err = errors.Join(err, p.messages.close())
+	}
+	return err
+}
+
+// finish writes, in staging, what needs every run read: the runs rows, each
+// with its place in its session, the manifests, and the sessions batch,
+// made from every run the directory will hold.
+func (x *Export) finish() error {
+	if len(x.runs) == 0 && len(x.retract) == 0 {
+		return nil // nothing new: the sessions are as they were
+	}
+	slices.SortFunc(x.runs, func(a, b newRun) int { return strings.Compare(a.Key, b.Key) })
+	var all []*tablestream.RunRow
+	for _, h := range x.held {
+		all = append(all, &h.RunRow)
+	}
+	for i := range x.runs {
+		all = append(all, &x.runs[i].RunRow)
+	}
+	sessions := tablestream.Sessions(all)
+	byBatch := map[string][]newRun{}
+	var batches []string
+	for _, r := range x.runs {
+		if byBatch[r.batch] == nil {
+			batches = append(batches, r.batch)
+		}
+		byBatch[r.batch] = append(byBatch[r.batch], r)
+	}
+	for _, b := range batches {
+		dir := filepath.Join(x.staging, b)
+		runs := newPart[tablestream.RunRow](x, filepath.Join(dir, "runs", "part-000"))
+		m := manifest{V: 1}
+		for _, r := range byBatch[b] {
+			if err := runs.write([]tablestream.RunRow{r.RunRow}); err != nil {
+				return fmt.Errorf("%w of %s: %w", errWrite, r.File, err)
+			}
+			e := r.entry
+			e.Answer = nil // what people and models wrote stays in the tables
+			m.Runs = append(m.Runs, e)
+		}
+		if err := errors.Join(runs.close(), writeManifest(dir, m)); err != nil {
+			return fmt.Errorf("%w: %w", errWrite, err)
+		}
+	}
+	dir := filepath.Join(x.staging, "s-"+x.stamp)
+	p := newPart[tablestream.SessionRow](x, filepath.Join(dir, "sessions", "part-000"))
+	if err := errors.Join(p.write(sessions), p.close(), writeManifest(dir, manifest{V: 1, Sessions: true, Runs: []entry{}})); err != nil {
+		return fmt.Errorf("%w: %w", errWrite, err)
+	}
+	x.retract = append(x.retract, x.sessionBatches...)
+	return nil
+}
+
+// writeManifest writes a batch's manifest.json, synced.
+func writeManifest(dir string, m manifest) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return errors.Join(err, f.Sync(), f.Close())
+}
+
+// Publish makes the export visible: first the batches it replaces leave
+// (to .trash, then removed), then its own batches come in, each by one
+// rename, so that no run is ever seen twice or half; a replaced run is
+// missing for the moment between. A Publish that fails before the renames
+// publishes nothing.
+func (x *Export) Publish() error {
+	if err := x.finish(); err != nil {
+		x.Abort()
+		return err
+	}
+	trash := filepath.Join(x.dir, ".trash", x.stamp)
+	if len(x.retract) > 0 {
+		if err := os.MkdirAll(trash, 0o755); err != nil {
+			return err
+		}
+	}
+	for _, b := range x.retract {
+		if err := os.Rename(filepath.Join(x.dir, b), filepath.Join(trash, b)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	entries, err := os.ReadDir(x.staging)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, d := range entries {
+		if err := os.Rename(filepath.Join(x.staging, d.Name()), filepath.Join(x.dir, d.Name())); err != nil {
+			return err
+		}
+	}
+	os.RemoveAll(trash)
+	x.Abort() // the staging directory, empty now
+	return nil
+}
+
+// Abort removes what this export wrote in staging: nothing of it is
+// published.
+func (x *Export) Abort() {
+	os.RemoveAll(x.staging)
+	os.Remove(filepath.Dir(x.staging)) // .staging, when no other export uses it
+	os.Remove(filepath.Join(x.dir, ".trash"))
+}
+
+// part writes a table's rows, in staging, to part files named
+// base-NNNN.parquet, with row groups of rowGroupRows and at most partRows
+// rows; staging is invisible to readers, so a part needs no name of its
+// own while it is written.
+type part[T any] struct {
+	x    *Export
+	base string
+	n    int // parts begun
+	f    *os.File
+	w    *parquet.GenericWriter[T]
+	rows int
+}
+
+func newPart[T any](x *Export, base string) *part[T] { return &part[T]{x: x, base: base} }
+
+func (p *part[T]) name() string { return fmt.Sprintf("%s-%04d.parquet", p.base, p.n) }
+
+func (p *part[T]) write(rows []T) error {
+	for len(rows) > 0 {
+		if p.w == nil {
+			if err := os.MkdirAll(filepath.Dir(p.base), 0o755); err != nil {
+				return err
+			}
+			f, err := os.Create(p.name())
+			if err != nil {
+				return err
+			}
+			p.f, p.rows = f, 0
+			p.w = parquet.NewGenericWriter[T](f, parquet.Compression(&snappy.Codec{}), parquet.MaxRowsPerRowGroup(rowGroupRows),
+				parquet.CreatedBy(p.x.app, p.x.version, ""))
+		}
+		n := min(len(rows), partRows-p.rows)
+		if _, err := p.w.Write(rows[:n]); err != nil {
+			return err
+		}
+		p.rows += n
+		rows = rows[n:]
+		if p.rows == partRows {
+			if err := p.close(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// close completes the part being written, synced.
+func (p *part[T]) close() error {
+	if p.w == nil {
+		return nil
+	}
+	err := errors.Join(p.w.Close(), p.f.Sync(), p.f.Close())
+	p.w, p.f = nil, nil
+	p.n++
+	return err
+}
