@@ -60,6 +60,7 @@ type Decoder struct {
 	rawSkip, rawCut int
 
 	p        parser
+	released bool            // its memory was given back (see recycle)
 	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
 	afterBOM []byte          // line 1 without its byte-order mark, still to decode
 	pending  []pendingField
@@ -76,35 +77,50 @@ type pendingField struct {
 	isStr    bool
 }
 
-// leanDecoders are the Decoders that Summarize and Validate read with,
-// kept with their memory (the read buffer, spare chunks, the joined long
-// line) for the next stream: a command that summarizes many runs
-// allocates them once per core, not once per run.
-var leanDecoders sync.Pool
+// decoderMems is the memory of the Decoders that read for the fold alone
+// (WithFoldOnly: Summarize, Validate, a session's stats): the read buffer,
+// spare chunks, the joined long line, the scratch DTOs. Such a Decoder
+// copies every string it builds, so that no DTO holds its memory, and
+// gives the memory back at the end of its stream, for the next: a
+// command that summarizes many runs allocates it once per core, not once
+// per run.
+var decoderMems sync.Pool
 
-// leanDecoder returns a Decoder for the fold alone: it leaves the strings
-// the fold does not read unbuilt (parser.lean) and copies every string it
-// builds, so that no DTO holds its memory; call recycle when done.
-func leanDecoder(r io.Reader, o decoderOptions) *Decoder {
-	d, _ := leanDecoders.Get().(*Decoder)
-	if d == nil {
-		d = newDecoder(r, o)
-	} else {
-		*d = Decoder{r: r, max: o.maxLine, chunk: longChunk, buf: d.buf, spare: d.spare,
-			leanLine: d.leanLine[:0], scratch: d.scratch, pending: d.pending[:0], p: parser{scratch: d.p.scratch}}
-	}
-	d.p.lean = true
-	return d
+// decoderMem is what a Decoder gives back.
+type decoderMem struct {
+	buf, leanLine []byte
+	spare         [][]byte
+	scratch       []reflect.Value
+	pending       []pendingField
+	pscratch      []byte
 }
 
-// recycle gives a lean Decoder back, for the next stream. Nothing it
-// decoded may be used after.
+// leanDecoder returns a Decoder for the fold alone; call recycle when
+// done (if the stream was not read to its end).
+func leanDecoder(r io.Reader, o decoderOptions) *Decoder {
+	o.foldOnly = true
+	return newDecoder(r, o)
+}
+
+// recycle gives the memory of a Decoder for the fold alone back, for the
+// next stream (at the end of the stream, Decode does): nothing it decoded
+// may be read from it after, and it decodes nothing more.
 func (d *Decoder) recycle() {
-	d.r = nil
-	if cap(d.leanLine) > 4<<20 {
-		d.leanLine = nil // a long line's memory is not kept
+	if !d.p.lean || d.released {
+		return
 	}
-	leanDecoders.Put(d)
+	d.released = true
+	if d.rerr == nil {
+		d.rerr = io.EOF
+	}
+	m := &decoderMem{buf: d.buf, leanLine: d.leanLine[:0], spare: d.spare, scratch: d.scratch, pending: d.pending[:0], pscratch: d.p.scratch}
+	if cap(m.leanLine) > 4<<20 {
+		m.leanLine = nil // a long line's memory is not kept
+	}
+	d.base += int64(d.start)
+	d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.scratch = nil, nil, nil, nil, nil, nil
+	d.start, d.end, d.scanned, d.raw, d.rawParts, d.chunks, d.long = 0, 0, 0, nil, nil, nil, 0
+	decoderMems.Put(m)
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -120,8 +136,14 @@ func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
 
 func newDecoder(r io.Reader, o decoderOptions) *Decoder {
 	d := &Decoder{r: r, max: o.maxLine, chunk: longChunk}
+	if o.foldOnly {
+		d.p.lean = true
+		if m, _ := decoderMems.Get().(*decoderMem); m != nil {
+			d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.scratch = m.buf, m.leanLine, m.spare, m.scratch, m.pending, m.pscratch
+			return d
+		}
+	}
 	d.scratch = make([]reflect.Value, len(kinds))
-	d.p.lean = o.foldOnly
 	return d
 }
 
@@ -145,6 +167,9 @@ func (d *Decoder) Decode() (any, error) {
 	for {
 		line, err := d.next()
 		if err != nil {
+			if err == io.EOF {
+				d.recycle() // for the fold alone: its memory, for the next stream
+			}
 			return nil, err
 		}
 		if d.line == 1 && d.lineOff == 0 && bytes.HasPrefix(line, byteOrderMark) {

@@ -138,7 +138,7 @@ type RunnerErrorDTO struct {
 // RunFinishedDTO is the wire form of [RunFinished]. Summary has the shape of
 // summary.json. A RunFinishedDTO that a [Decoder] returns also records which
 // of the summary's stats fields and answer its line lacks, so that
-// [Fold.Diff] compares only those it has.
+// [Fold.Recomputed] compares only those it has.
 type RunFinishedDTO struct {
 	header
 	Summary SummaryDTO `json:"summary" stream:"id"`

@@ -147,8 +147,23 @@ func (f *Fold) Recomputed() Recomputed {
 }
 
 // summary is the run's summary recomputed from the lines so far, as
-// Recomputed.Summary describes it.
+// Recomputed.Summary describes it. Once run_finished came, no line
+// changes it: it is computed once, and its copies are the callers'.
 func (f *Fold) summary() SummaryDTO {
+	if f.final != nil {
+		s := *f.final
+		s.Stats = s.Stats.clone()
+		return s
+	}
+	sum := f.compute()
+	if f.recorded != nil {
+		f.final = &sum
+		return f.summary()
+	}
+	return sum
+}
+
+func (f *Fold) compute() SummaryDTO {
 	stats := f.Stats()
 	sum := SummaryToDTO(Result{Stats: stats, Answer: f.Answer()})
 	if st := f.started; st != nil {

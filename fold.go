@@ -20,9 +20,9 @@ import (
 //     opened, restarted, closed or repeated (the [Change] Add returns), and
 //     those turns, operations, calls and notices themselves;
 //   - the run's stats and answer, exactly as the uagent runner computes
-//     them (the rules are below), and its summary ([Fold.Summary]);
+//     them (the rules are below), and its summary ([Fold.Recomputed]);
 //   - how the summary its run_finished line holds differs from the events
-//     ([Fold.Diff]), leaving out only the fields the line does not have;
+//     (Recomputed's Diff), leaving out only the fields the line does not have;
 //   - how the stream ended and what that means ([Fold.Verdict],
 //     [Fold.VerdictOf]);
 //   - when the run began and ended ([Fold.Times]) and when tools ran while
@@ -154,7 +154,8 @@ type Fold struct {
 	callTexts          []callText
 	turnFailures       []string // each closed turn's failure, by its index
 
-	check *validator // with Check: the rules, checked as the lines come
+	check *validator  // with Check: the rules, checked as the lines come
+	final *SummaryDTO // the summary, once run_finished came
 }
 
 // opText is what KeepText keeps of an operation: what its first start

@@ -369,7 +369,7 @@ func TestSchemaAcceptsWhatTheSinkWrites(t *testing.T) {
 		}
 		t.Logf("strict %v: %d lines valid", strict, n)
 
-		sum, err := MarshalSummary(SummaryToDTO(Result{Status: StatusRunning, StartedAt: t0}))
+		sum, err := SummaryToDTO(Result{Status: StatusRunning, StartedAt: t0}).MarshalIndent()
 		require.NoError(t, err)
 		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(sum))
 		require.NoError(t, err)

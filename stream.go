@@ -15,11 +15,15 @@
 //     disagrees with its events; [Summarize] folds a whole stream;
 //   - check: [Validate] reports every violation of the stream rules.
 //
-// Integrations are packages on top of this one: execstream drives `uagent
-// --stream` processes and replays recordings, ssestream serves a run to
-// browsers, otelstream exports it as OpenTelemetry traces, tablestream as
-// table rows, acpstream puts it in editors, schema publishes the contract
-// as JSON Schema. This package imports only the standard library.
+// Integrations are packages on top of this one: uahstream reads any
+// stream (a run's, or a session stream of the harness) once into one fold
+// and hands every view its Lines; execstream drives `uagent --stream`
+// processes and replays recordings; termstream renders a stream for
+// people, timeline draws it, ssestream serves it to browsers, otelstream
+// exports it as OpenTelemetry traces, tablestream as table rows and
+// parquetstream as a Parquet dataset; acpstream puts it in editors;
+// statedir reads what uagent saved; schema publishes the contract as JSON
+// Schema. This package imports only the standard library.
 //
 // # Wire
 //
@@ -34,9 +38,11 @@
 //
 // # Options
 //
-// The functions that read a stream ([NewDecoder], [Summarize], [Validate])
-// take [Option]s: [WithMaxLineSize] applies to all of them, [WithStrict]
-// and [WithExitCode] are Validate's.
+// The functions that read a stream take the options they read: a
+// [DecoderOption] ([WithMaxLineSize], [WithFoldOnly]) for [NewDecoder] and
+// [Summarize], a [ValidateOption] (those, [WithStrict], [WithExitCode])
+// for [Validate] and [Fold.Check]. An option a function does not read
+// does not compile.
 //
 // # Concurrency
 //

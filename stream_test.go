@@ -157,9 +157,9 @@ func TestSinkWritesTheREADMEWireTable(t *testing.T) {
 		require.Equal(t, []string{"v", "type", "at"}, keys[:3], k.typ)
 		checkWire(t, k.typ, want, full, empty, 3)
 	}
-	fullSum, err := MarshalSummary(SummaryToDTO(fullResult()))
+	fullSum, err := SummaryToDTO(fullResult()).MarshalIndent()
 	require.NoError(t, err)
-	emptySum, err := MarshalSummary(SummaryToDTO(Result{}))
+	emptySum, err := SummaryToDTO(Result{}).MarshalIndent()
 	require.NoError(t, err)
 	checkWire(t, "summary", summary, fullSum, emptySum, 0)
 	var full, empty struct{ Stats json.RawMessage }

@@ -212,6 +212,13 @@ func (d StatsDTO) Stats() Stats {
 	}
 }
 
+// clone is d with maps and slices of its own.
+func (d StatsDTO) clone() StatsDTO {
+	d.ToolsByName, d.StopReasons = maps.Clone(d.ToolsByName), maps.Clone(d.StopReasons)
+	d.Failures, d.Errors, d.Warnings = slices.Clone(d.Failures), slices.Clone(d.Errors), slices.Clone(d.Warnings)
+	return d
+}
+
 func statsToDTO(s Stats) StatsDTO {
 	byName := maps.Clone(s.ToolsByName)
 	if byName == nil {

@@ -52,9 +52,9 @@ func (osFS) SyncDir(dir string) error {
 	return d.Sync()
 }
 
-// MarshalSummary returns s as summary.json holds it: 2-space indented JSON,
-// no HTML escaping, a trailing newline.
-func MarshalSummary(s SummaryDTO) ([]byte, error) {
+// MarshalIndent returns s as summary.json holds it: 2-space indented JSON,
+// no HTML escaping, a trailing newline (what `uagent-stream stats` prints).
+func (s SummaryDTO) MarshalIndent() ([]byte, error) {
 	compact, err := summaryCodec.appendObject(nil, reflect.ValueOf(s))
 	if err != nil {
 		return nil, fmt.Errorf("stream: encode summary: %w", err)
@@ -69,7 +69,7 @@ func MarshalSummary(s SummaryDTO) ([]byte, error) {
 }
 
 func writeSummaryFile(fsys fileSystem, path string, s SummaryDTO) (err error) {
-	data, err := MarshalSummary(s)
+	data, err := s.MarshalIndent()
 	if err != nil {
 		return err
 	}

@@ -79,9 +79,9 @@ func (f *faultFS) SyncDir(dir string) error { return cmp.Or(f.step("syncdir"), f
 func TestWriteSummaryFileIsAtomic(t *testing.T) {
 	oldSum := SummaryToDTO(Result{Status: StatusRunning, Answer: "old"})
 	newSum := SummaryToDTO(fullResult())
-	oldBytes, err := MarshalSummary(oldSum)
+	oldBytes, err := oldSum.MarshalIndent()
 	require.NoError(t, err)
-	newBytes, err := MarshalSummary(newSum)
+	newBytes, err := newSum.MarshalIndent()
 	require.NoError(t, err)
 	steps := []string{"create", "chmod", "write", "sync", "close", "rename", "syncdir"}
 
@@ -140,7 +140,7 @@ func TestWriteSummaryFileIsAtomic(t *testing.T) {
 }
 
 func TestSummaryFileFormat(t *testing.T) {
-	b, err := MarshalSummary(SummaryToDTO(fullResult()))
+	b, err := SummaryToDTO(fullResult()).MarshalIndent()
 	require.NoError(t, err)
 	golden(t, "summary.json", b)
 	assert.True(t, bytes.HasPrefix(b, []byte("{\n  \"v\": 1,\n  \"status\": \"error\",")), string(b[:40]))
@@ -149,7 +149,7 @@ func TestSummaryFileFormat(t *testing.T) {
 
 func TestReadSummaryFileErrors(t *testing.T) {
 	dir := t.TempDir()
-	full, err := MarshalSummary(SummaryToDTO(fullResult()))
+	full, err := SummaryToDTO(fullResult()).MarshalIndent()
 	require.NoError(t, err)
 	for _, c := range []struct {
 		name string
@@ -183,7 +183,7 @@ func TestReadSummaryFileErrors(t *testing.T) {
 // panics, every error is one of the documented causes, and what it accepts
 // encoding/json reads the same way (when the keys are the exact ones).
 func FuzzReadSummary(f *testing.F) {
-	full, _ := MarshalSummary(SummaryToDTO(fullResult()))
+	full, _ := SummaryToDTO(fullResult()).MarshalIndent()
 	f.Add(full)
 	f.Add([]byte(`{"v":1,"status":"running"}`))
 	f.Add([]byte(`{"v":1,"stats":{"tools_by_name":{"a":1},"errors":["x"]},"started_at":"2026-09-23T12:39:18.96Z"}`))

@@ -37,39 +37,49 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // error, id null, as JSON-RPC 2.0 says), a JSON value that is not an
 // object (an invalid request, id null) and a line longer than MaxRequest
 // (an invalid request, with the line's id when it has one at its top
-// level). logf reports each. The reader it returns ends when in does.
+// level). logf reports each. The reader it returns ends when in does; it
+// reads in as it is read, one line at a time.
 func filterRequests(in io.Reader, out io.Writer, logf func(string, ...any)) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReaderSize(in, 64<<10)
-		for {
-			line, long, err := readRequest(br)
-			switch {
-			case long != nil:
-				logf("acp: a request of %d bytes is longer than the %d the agent reads: answered with an error", long.size, MaxRequest)
-				if long.hasID { // a notification gets no answer
-					answer(out, long.id, acp.NewInvalidRequest(map[string]any{
-						"error": fmt.Sprintf("the request is %d bytes; the agent reads requests of at most %d bytes", long.size, MaxRequest)}))
-				}
-			case len(bytes.TrimSpace(line)) == 0:
-			case !json.Valid(line):
-				logf("acp: a request line that is not JSON (%d bytes): answered with a parse error", len(line))
-				answer(out, nil, acp.NewParseError(map[string]any{"error": "the line is not JSON"}))
-			case bytes.TrimLeft(line, " \t\r")[0] != '{':
-				logf("acp: a request that is not a JSON object: answered with an invalid-request error")
-				answer(out, nil, acp.NewInvalidRequest(map[string]any{"error": "a request is a JSON object"}))
-			default:
-				if _, werr := pw.Write(append(line, '\n')); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
+	return &requestFilter{br: bufio.NewReaderSize(in, 64<<10), out: out, logf: logf}
+}
+
+// requestFilter is the reader filterRequests returns.
+type requestFilter struct {
+	br      *bufio.Reader
+	out     io.Writer
+	logf    func(string, ...any)
+	pending []byte // a request passed on, not read yet
+	err     error  // in's error, once every line before it was passed on
+}
+
+func (f *requestFilter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
 		}
-	}()
-	return pr
+		line, long, err := readRequest(f.br)
+		switch {
+		case long != nil:
+			f.logf("acp: a request of %d bytes is longer than the %d the agent reads: answered with an error", long.size, MaxRequest)
+			if long.hasID { // a notification gets no answer
+				answer(f.out, long.id, acp.NewInvalidRequest(map[string]any{
+					"error": fmt.Sprintf("the request is %d bytes; the agent reads requests of at most %d bytes", long.size, MaxRequest)}))
+			}
+		case len(bytes.TrimSpace(line)) == 0:
+		case !json.Valid(line):
+			f.logf("acp: a request line that is not JSON (%d bytes): answered with a parse error", len(line))
+			answer(f.out, nil, acp.NewParseError(map[string]any{"error": "the line is not JSON"}))
+		case bytes.TrimLeft(line, " \t\r")[0] != '{':
+			f.logf("acp: a request that is not a JSON object: answered with an invalid-request error")
+			answer(f.out, nil, acp.NewInvalidRequest(map[string]any{"error": "a request is a JSON object"}))
+		default:
+			f.pending = append(line, '\n')
+		}
+		f.err = err
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
 }
 
 // answer writes a JSON-RPC error response; id nil is null.

@@ -246,21 +246,16 @@ func liveEvent(ch uahstream.Change) []byte {
 
 // sessionJSON returns what /session serves: the session's id, each run's
 // summary as /summary serves it (those that ended, then the open one's so
-// far), and, of a session stream, the totals; of a run's stream, its one
-// run and no totals.
+// far), and their totals. A run's stream is a session of one run.
 func (rec *Recording) sessionJSON() ([]byte, error) {
 	return rec.cached(&rec.sesCache, func(rec *Recording) ([]byte, error) {
 		out := struct {
 			SessionID string              `json:"session_id"`
 			Runs      []stream.SummaryDTO `json:"runs"`
-			Totals    *uahstream.Totals   `json:"totals,omitempty"`
-		}{SessionID: rec.s.ID(), Runs: append([]stream.SummaryDTO{}, rec.runs...)}
-		if rec.s.Open() || !rec.s.Harness() && len(out.Runs) == 0 {
+			Totals    uahstream.Totals    `json:"totals"`
+		}{SessionID: rec.s.ID(), Runs: append([]stream.SummaryDTO{}, rec.runs...), Totals: rec.s.Totals()}
+		if rec.s.Open() {
 			rec.s.Fold(func(f *stream.Fold) { out.Runs = append(out.Runs, f.Recomputed().Summary) })
-		}
-		if rec.s.Harness() {
-			t := rec.s.Totals()
-			out.Totals = &t
 		}
 		return json.Marshal(out)
 	})
@@ -339,7 +334,7 @@ func (rec *Recording) summaryJSON() ([]byte, error) {
 	return rec.cached(&rec.sumCache, func(rec *Recording) ([]byte, error) {
 		var sum stream.SummaryDTO
 		rec.s.Fold(func(f *stream.Fold) { sum = f.Recomputed().Summary })
-		return stream.MarshalSummary(sum)
+		return sum.MarshalIndent()
 	})
 }
 

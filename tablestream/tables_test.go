@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/runs"
+	"github.com/uagentkit/stream/internal/sessions"
 	"go.uber.org/goleak"
 )
 
@@ -154,4 +155,31 @@ func col(t *time.Time) string {
 		return "null"
 	}
 	return t.Format(time.RFC3339Nano)
+}
+
+// A session stream's runs are each a run's rows, as if its lines stood
+// alone: the runs rows equal those of each run read alone, and nothing of
+// the session's own lines is a row.
+func TestASessionIsARunsRows(t *testing.T) {
+	b := sessions.Write(sessions.Options{Runs: []sessions.Run{
+		{Message: "one", Answer: "A", Calls: 2}, {Message: "two", Answer: "B", Calls: 1, Failed: true}, {Message: "x", CannotStart: true}}})
+	got, err := Read(bytes.NewReader(b), WithContent())
+	require.NoError(t, err)
+	require.Len(t, got, 2, "a Tables for each run")
+	var alone [][]byte
+	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
+		if bytes.Contains(l, []byte(`"type":"run_started"`)) {
+			alone = append(alone, nil)
+		}
+		if len(alone) > 0 && !bytes.Contains(l, []byte(`"type":"input_`)) && !bytes.Contains(l, []byte(`_delta"`)) &&
+			!bytes.Contains(l, []byte(`"type":"idle"`)) && !bytes.Contains(l, []byte(`"type":"notice"`)) {
+			alone[len(alone)-1] = append(alone[len(alone)-1], l...)
+		}
+	}
+	for i, tb := range got {
+		want := readOne(t, bytes.NewReader(alone[i]), WithContent())
+		want.Run.Lines, tb.Run.Lines = 0, 0 // the session's run has its harness lines too
+		assert.Equal(t, want, tb, "run %d", i+1)
+	}
+	assert.Equal(t, int64(1), got[1].Run.FailedToolCalls)
 }

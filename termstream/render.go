@@ -149,13 +149,7 @@ func (r *Renderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format,
 
 // sanitize makes a string from a stream safe to show: with keepNewlines,
 // "\n" stays a line break; tabs become spaces.
-func sanitize(s string, keepNewlines bool) string {
-	keep := safetext.Keep(0)
-	if keepNewlines {
-		keep = safetext.KeepNewlines
-	}
-	return safetext.Human(s, keep)
-}
+func sanitize(s string, keepNewlines bool) string { return safetext.Sanitize(s, keepNewlines) }
 
 // oneLine sanitizes s and keeps it on one line, cut to max runes.
 func oneLine(s string, max int) string { return safetext.OneLine(s, max) }

@@ -2,7 +2,6 @@ package timeline
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/sessions"
+	"github.com/uagentkit/stream/internal/testenv"
 	"github.com/uagentkit/stream/uahstream"
 	"go.uber.org/goleak"
 )
@@ -35,22 +35,7 @@ func lay(t testing.TB, b []byte) *Timeline {
 	return &tl
 }
 
-type svgDoc struct {
-	Rects []struct {
-		Class string  `xml:"class,attr"`
-		X     float64 `xml:"x,attr"`
-		Y     float64 `xml:"y,attr"`
-		Width float64 `xml:"width,attr"`
-		Title string  `xml:"title"`
-	} `xml:"rect"`
-	Texts []string `xml:"text"`
-}
-
-func parseSVG(t *testing.T, b []byte) svgDoc {
-	var doc svgDoc
-	require.NoError(t, xml.Unmarshal(b, &doc))
-	return doc
-}
+func parseSVG(t *testing.T, b []byte) testenv.SVG { return testenv.ParseSVG(t, b) }
 
 func TestParallelToolsGetTheirOwnLanes(t *testing.T) {
 	var buf bytes.Buffer

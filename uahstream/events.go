@@ -1,22 +1,25 @@
-// Package uahstream reads the stream of a whole session that uah, the
-// harness built on uagent, writes with `uah run --stream`: uagent's own
-// v1 events for each run, and the harness's session and engine events
-// around and inside them, all in the v1 line shape (v, type, at).
+// Package uahstream is the one reader and the one fold of every stream:
+// a uagent run's v1 stream (a session of one run), and the stream of a
+// whole session that uah, the harness built on uagent, writes with `uah
+// exec --json` (or `uah run --stream`): uagent's own v1 events for each
+// run, and the harness's session and engine events around and inside
+// them, all in the v1 line shape (v, type, at).
+//
+// A [Reader] reads a stream once (or a run directory's events, without
+// writing them out) into its [Session], which decides at the first line
+// what the stream is (a session stream begins with session_opened) and
+// folds every line: a stream.Fold per run, the session's totals, its
+// messages and its streamed text. Each [Line] says what it changed, and a
+// run that ends is handed over whole ([Ended]). Every view of the module
+// (the transcript, the page, the spans, the table rows, the editor's
+// updates) takes these Lines and keeps no fold of its own.
 //
 // The harness's events are another program's, not the uagent contract's:
 // the stream package stays the contract, and their types are here,
-// decoded by the stream package's Decoder and parser (see Decoder). A
-// type this package does not know stays a stream.UnknownDTO, its line
-// raw.
-//
-// A session stream is one whose first line is session_opened (see
-// Sniff). Its runs each go from run_started to run_finished, or are cut
-// off when the next run_started or the end comes first; session events
-// stand between them, engine events inside them. Session folds the whole
-// stream (a stream.Fold per run, turns counted from 1 in each), Validate
-// checks it, and the command uagent-stream reads it wherever it reads a
-// stream. DESIGN.md ("Session streams") has the vocabulary and the order,
-// read off uah's code and tests.
+// decoded by the stream package's parser. A type this package does not
+// know stays a stream.UnknownDTO, its line raw. DESIGN.md ("Session
+// streams") has the vocabulary and the order, read off uah's code and
+// tests.
 package uahstream
 
 import "time"

@@ -106,9 +106,11 @@ type Line struct {
 // as the stream package reads them, unknown types raw), then folded. A
 // Reader is not safe for concurrent use; its Session is.
 type Reader struct {
-	dec    *stream.Decoder
-	events iter.Seq[stream.Event]
-	s      *Session
+	dec     *stream.Decoder
+	events  iter.Seq[stream.Event]
+	s       *Session
+	decided bool // the session has decided what the stream is
+	harness bool // it is a session stream
 }
 
 // NewReader returns a Reader of the stream r into a new Session (see
@@ -159,6 +161,7 @@ func (r *Reader) Lines() iter.Seq[Line] {
 		return r.eventLines()
 	}
 	return func(yield func(Line) bool) {
+		var l Line
 		for {
 			dto, err := r.dec.Decode()
 			if err == io.EOF {
@@ -173,10 +176,12 @@ func (r *Reader) Lines() iter.Seq[Line] {
 					return
 				}
 			}
-			if err == nil && r.harness(dto) {
+			if err == nil && r.isHarness(dto) {
 				dto, err = r.typed(dto)
 			}
-			if !yield(Line{Num: r.dec.Line(), Raw: r.dec.Raw(), DTO: dto, Err: err, Change: r.s.Add(dto, err)}) {
+			l.Num, l.Raw, l.DTO, l.Err = r.dec.Line(), r.dec.Raw(), dto, err
+			r.s.addTo(&l.Change, dto, err)
+			if !yield(l) {
 				return
 			}
 		}
@@ -200,13 +205,17 @@ func (r *Reader) eventLines() iter.Seq[Line] {
 
 // harness reports whether dto is a line of a session stream: at the
 // first line, what the Session will decide of it.
-func (r *Reader) harness(dto any) bool {
+func (r *Reader) isHarness(dto any) bool {
+	if r.decided {
+		return r.harness
+	}
 	s := r.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.decided {
 		return Opens(dto)
 	}
+	r.decided, r.harness = true, s.harness
 	return s.harness
 }
 

@@ -193,9 +193,16 @@ type Ended struct {
 // Add folds the next line (as a [Reader] reads it: a DTO and a nil error,
 // or nil and the line's error) and returns what it changed.
 func (s *Session) Add(dto any, err error) Change {
+	var ch Change
+	s.addTo(&ch, dto, err)
+	return ch
+}
+
+// addTo folds a line, as Add does, into ch.
+func (s *Session) addTo(ch *Change, dto any, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.add(dto, err)
+	s.add(ch, dto, err)
 }
 
 // AddEvent folds a domain event as Add folds its line (stream.EventToDTO),
@@ -209,8 +216,8 @@ func (s *Session) AddEvent(e stream.Event) Line {
 	return Line{DTO: dto, Change: s.Add(dto, nil)}
 }
 
-func (s *Session) add(dto any, err error) Change {
-	ch := Change{Run: -1, Message: -1}
+func (s *Session) add(ch *Change, dto any, err error) {
+	*ch = Change{Run: -1, Message: -1}
 	bom := err != nil && isBOM(err)
 	switch {
 	case bom:
@@ -224,7 +231,7 @@ func (s *Session) add(dto any, err error) Change {
 	if !s.decided {
 		if bom { // the first line comes next: it decides
 			s.bom = err
-			return ch
+			return
 		}
 		s.decide(dto, err)
 		if !s.harness {
@@ -236,15 +243,15 @@ func (s *Session) add(dto any, err error) Change {
 	}
 	if !s.harness {
 		ch.Run = 0
-		s.step(&ch, s.fold, dto, err)
-		return ch
+		s.step(ch, s.fold, dto, err)
+		return
 	}
 	if err != nil {
 		if s.fold != nil {
 			ch.Run = s.runs - 1
-			s.step(&ch, s.fold, nil, err)
+			s.step(ch, s.fold, nil, err)
 		}
-		return ch
+		return
 	}
 	if _, ok := dto.(stream.RunStartedDTO); ok {
 		if s.fold != nil {
@@ -255,13 +262,13 @@ func (s *Session) add(dto any, err error) Change {
 	}
 	if s.fold != nil {
 		ch.Run = s.runs - 1
-		s.step(&ch, s.fold, asRunLine(dto), nil)
+		s.step(ch, s.fold, asRunLine(dto), nil)
 	}
-	s.session(&ch, dto)
+	s.session(ch, dto)
 	if _, ok := dto.(stream.RunFinishedDTO); ok && s.fold != nil {
 		ch.Ended = s.end()
 	}
-	return ch
+	return
 }
 
 // decide decides, at the first line, what the stream is.

@@ -120,7 +120,7 @@ func renderFollowed(r *termstream.Renderer, rd *uahstream.Reader) (running bool,
 	s := rd.Session()
 	err = readInto(rd, func(l uahstream.Line) {
 		if l.End {
-			running = s.Harness() && l.Ended != nil || !s.Harness() && !s.Finished()
+			running = l.Ended != nil && l.Ended.CutOff
 		}
 		r.Add(l)
 	})

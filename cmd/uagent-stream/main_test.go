@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"flag"
 	"os"
 	"path/filepath"
@@ -274,23 +273,7 @@ func TestStatsCommand(t *testing.T) {
 	assert.Contains(t, stderr, "no run_finished summary to check against")
 }
 
-// svgDoc is the part of the SVG the tests read.
-type svgDoc struct {
-	Rects []struct {
-		Class string  `xml:"class,attr"`
-		X     float64 `xml:"x,attr"`
-		Y     float64 `xml:"y,attr"`
-		Width float64 `xml:"width,attr"`
-		Title string  `xml:"title"`
-	} `xml:"rect"`
-	Texts []string `xml:"text"`
-}
-
-func parseSVG(t *testing.T, b []byte) svgDoc {
-	var doc svgDoc
-	require.NoError(t, xml.Unmarshal(b, &doc))
-	return doc
-}
+func parseSVG(t *testing.T, b []byte) testenv.SVG { return testenv.ParseSVG(t, b) } // the picture, as the tests read it
 
 func TestTimeline(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "", "timeline", runFile)

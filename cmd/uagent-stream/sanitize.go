@@ -8,13 +8,7 @@ import (
 // (safetext.Human): with keepNewlines, "\n" stays a line break; tabs
 // become spaces. It is the one sanitizer of the command: every string from
 // a stream goes through it before any human-readable output.
-func sanitize(s string, keepNewlines bool) string {
-	keep := safetext.Keep(0)
-	if keepNewlines {
-		keep = safetext.KeepNewlines
-	}
-	return safetext.Human(s, keep)
-}
+func sanitize(s string, keepNewlines bool) string { return safetext.Sanitize(s, keepNewlines) }
 
 // oneLine sanitizes s and keeps it on one line, cut to max runes.
 func oneLine(s string, max int) string { return safetext.OneLine(s, max) }

@@ -124,7 +124,7 @@ func (w *statsWriter) stats(e env) int {
 		}
 		w.diff("", last.Diff)
 	default:
-		b, err := stream.MarshalSummary(last.Summary)
+		b, err := last.Summary.MarshalIndent()
 		if err == nil {
 			_, err = (jsonOut{w.out}).Write(b)
 		}
@@ -170,7 +170,7 @@ func (w *statsWriter) sessionRun(s *uahstream.Session, e *uahstream.Ended) {
 		w.diff(run+": ", e.Diff)
 		return
 	}
-	b, err := stream.MarshalSummary(e.Summary) // as stats prints the run alone
+	b, err := e.Summary.MarshalIndent() // as stats prints the run alone
 	if err != nil {
 		w.fail("%s: %s", sanitize(w.name, false), sanitize(err.Error(), false))
 		return

@@ -170,6 +170,16 @@ func Human(s string, keep Keep) string {
 	return b.String()
 }
 
+// Sanitize is Human with newlines kept (keepNewlines) or escaped, tabs
+// made spaces: what the command and the transcript show people.
+func Sanitize(s string, keepNewlines bool) string {
+	keep := Keep(0)
+	if keepNewlines {
+		keep = KeepNewlines
+	}
+	return Human(s, keep)
+}
+
 // OneLine is Human(s, 0) cut to max runes: max−1 of them and "…" when s is
 // longer.
 func OneLine(s string, max int) string {

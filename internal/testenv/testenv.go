@@ -3,13 +3,14 @@
 package testenv
 
 import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
-	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,4 +120,27 @@ func Alive(pid int) bool {
 	}
 	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z"
+}
+
+// SVG is what the tests read of an SVG picture: its rectangles (with
+// their classes, places and titles) and its texts.
+type SVG struct {
+	Rects []struct {
+		Class string  `xml:"class,attr"`
+		X     float64 `xml:"x,attr"`
+		Y     float64 `xml:"y,attr"`
+		Width float64 `xml:"width,attr"`
+		Title string  `xml:"title"`
+	} `xml:"rect"`
+	Texts []string `xml:"text"`
+}
+
+// ParseSVG reads an SVG picture.
+func ParseSVG(t testing.TB, b []byte) SVG {
+	t.Helper()
+	var doc SVG
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("not an SVG: %v", err)
+	}
+	return doc
 }
