@@ -166,21 +166,24 @@ func New(start Starter, opts ...Option) *Agent {
 }
 
 // session is a session: its directory, the effort and model chosen for
-// its runs ("" for the command's own), and the prompt being answered, if
-// any. Its id is a uagent session id.
+// its runs ("" for the command's own), the prompt being answered, if any,
+// and the prompts waiting their turn. Its id is a uagent session id.
 type session struct {
 	cwd                   string
 	effort, model         string // chosen (set_config_option)
 	lastEffort, lastModel string // of its last saved run
 	prompt                *prompt
+	waiting               []*prompt
 }
 
-// prompt is one prompt being answered: how to stop its run, and whether it
-// was cancelled. Each prompt has its own, so that a late cancel of one
-// prompt never touches the next.
+// prompt is one prompt: how to stop its run, whether it was cancelled,
+// and when its turn comes. Each prompt has its own, so that a late cancel
+// of one prompt never touches the next.
 type prompt struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool
+	stopped   atomic.Bool   // stopped before its turn: it answers without a run
+	turn      chan struct{} // closed when it may run (or was stopped waiting)
 }
 
 // stop cancels the prompt's run; with cancelled, the prompt answers
@@ -190,6 +193,30 @@ func (p *prompt) stop(cancelled bool) {
 		p.cancelled.Store(true)
 	}
 	p.cancel()
+}
+
+// stopAll stops the session's prompt and every one waiting its turn; with
+// cancelled, they answer cancelled. Called with a.mu held.
+func (s *session) stopAll(cancelled bool) {
+	if s.prompt != nil {
+		s.prompt.stop(cancelled)
+	}
+	for _, w := range s.waiting {
+		w.stopped.Store(true)
+		w.stop(cancelled)
+		close(w.turn)
+	}
+	s.waiting = nil
+}
+
+// next gives the turn to the first prompt waiting, if any. Called with
+// a.mu held.
+func (s *session) next() {
+	s.prompt = nil
+	if len(s.waiting) > 0 {
+		s.prompt, s.waiting = s.waiting[0], s.waiting[1:]
+		close(s.prompt.turn)
+	}
 }
 
 var _ acp.Agent = (*Agent)(nil)
@@ -300,12 +327,12 @@ func checkCwd(cwd string) error {
 // Cancel stops the session's running prompt: its run's context ends (for
 // a process: SIGINT to its process group, the grace period, then kill).
 // The prompt answers cancelled once the run has ended and its lines were
-// sent.
+// sent; the prompts waiting their turn answer cancelled without a run.
 func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s := a.sessions[p.SessionId]; s != nil && s.prompt != nil {
-		s.prompt.stop(true)
+	if s := a.sessions[p.SessionId]; s != nil {
+		s.stopAll(true)
 	}
 	return nil
 }
@@ -314,9 +341,7 @@ func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 func (a *Agent) stopAll() {
 	a.mu.Lock()
 	for _, s := range a.sessions {
-		if s.prompt != nil {
-			s.prompt.stop(false)
-		}
+		s.stopAll(false)
 	}
 	a.mu.Unlock()
 	a.runs.Wait()
@@ -326,39 +351,52 @@ func (a *Agent) stopAll() {
 const stopMaxTokens = "max_tokens"
 
 // Prompt answers a prompt with one run, its lines sent as session updates
-// as they arrive. It answers end_turn for a run that ended ok, max_tokens
-// when its last response stopped on its output limit, cancelled after
-// session/cancel, and otherwise an internal error whose data has the run's
-// status, ending, exit code and the tail of its stderr.
-func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+// as they arrive. A session answers one prompt at a time: a prompt that
+// comes while another is answered waits its turn, then runs (as uah
+// queues a message sent while the agent works), and nothing of the first
+// is lost. It answers end_turn for a run that ended ok, max_tokens when
+// its last response stopped on its output limit, cancelled after
+// session/cancel (a prompt still waiting then answers cancelled without a
+// run), and otherwise an internal error whose data has the run's status,
+// ending, exit code and the tail of its stderr.
+//
+// What stops a run is session/cancel, session/close and the end of the
+// connection, never the end of the request's context alone: the SDK ends
+// a session's running prompt's context when the next prompt arrives.
+func (a *Agent) Prompt(_ context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[p.SessionId]
-	switch {
-	case s == nil:
+	if s == nil {
 		a.mu.Unlock()
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]string{"sessionId": "no such session"})
-	case s.prompt != nil:
-		a.mu.Unlock()
-		return acp.PromptResponse{}, acp.NewInvalidRequest(map[string]string{"sessionId": "the session is answering a prompt"})
 	}
 	runCtx, cancel := context.WithCancel(context.Background()) // the run outlives nothing but its prompt
-	pr := &prompt{cancel: cancel}
-	s.prompt = pr
+	pr := &prompt{cancel: cancel, turn: make(chan struct{})}
+	if s.prompt == nil {
+		s.prompt = pr
+		close(pr.turn)
+	} else {
+		s.waiting = append(s.waiting, pr)
+	}
 	conn := a.conn
 	a.runs.Add(1)
 	a.mu.Unlock()
-	// The request's context ends on session/cancel (the SDK ends it before
-	// it calls Cancel) and when the editor gives up on the request: either
-	// way the prompt is cancelled.
-	stopWatching := context.AfterFunc(ctx, func() { pr.stop(true) })
+	<-pr.turn
 	defer func() {
-		stopWatching()
 		cancel()
 		a.mu.Lock()
-		s.prompt = nil
+		if s.prompt == pr {
+			s.next()
+		}
 		a.mu.Unlock()
 		a.runs.Done()
 	}()
+	if pr.stopped.Load() {
+		if pr.cancelled.Load() {
+			return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
+		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": "the session was closed before the prompt's turn"})
+	}
 
 	a.mu.Lock()
 	effort, model := s.effort, s.model
@@ -410,8 +448,8 @@ func promptText(blocks []acp.ContentBlock) string {
 func (a *Agent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s := a.sessions[p.SessionId]; s != nil && s.prompt != nil {
-		s.prompt.stop(false)
+	if s := a.sessions[p.SessionId]; s != nil {
+		s.stopAll(false)
 	}
 	delete(a.sessions, p.SessionId)
 	return acp.CloseSessionResponse{}, nil

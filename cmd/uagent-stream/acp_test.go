@@ -375,3 +375,64 @@ func TestACPOnASessionStream(t *testing.T) {
 	assert.Contains(t, all, "A first try\n[uah: the text above is void: the stream was reset]\n")
 	assert.Equal(t, 4, strings.Count(strings.Join(thought, ""), "Thinking it over."), "each response's reasoning once, and the one a reset voided; %q", thought)
 }
+
+// A second prompt to a session that is answering one waits its turn, and
+// nothing is lost: the first run goes on to its answer (the SDK ends its
+// request's context when the second arrives: that is not a cancel), then
+// the second runs. A session/cancel while one waits cancels both: the
+// running one is interrupted, the waiting one answers cancelled without
+// a run.
+func TestACPSecondPromptWaitsItsTurn(t *testing.T) {
+	argsTo := filepath.Join(t.TempDir(), "args.txt")
+	conn, c, _ := acpAgentProcess(t, fakeUagent, "-args-to", argsTo, "-replay", runFile, "-delay", "15ms")
+	id, _ := newSession(t, conn)
+	answers := make(chan acp.StopReason, 2)
+	go func() {
+		res, err := prompt(t.Context(), conn, id, "first")
+		assert.NoError(t, err)
+		answers <- res.StopReason
+	}()
+	require.Eventually(t, func() bool { return len(c.of(id)) >= 3 }, 10*time.Second, 5*time.Millisecond, "the first run is going")
+	go func() {
+		res, err := prompt(t.Context(), conn, id, "second")
+		assert.NoError(t, err)
+		answers <- res.StopReason
+	}()
+	for range 2 {
+		select {
+		case got := <-answers:
+			assert.Equal(t, acp.StopReasonEndTurn, got, "both prompts are answered, neither cancelled")
+		case <-time.After(20 * time.Second):
+			t.Fatal("a prompt was not answered")
+		}
+	}
+	b, err := os.ReadFile(argsTo)
+	require.NoError(t, err)
+	assert.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 2, "two runs, one after the other")
+	assert.Len(t, c.of(id), 24, "every update of both runs")
+
+	// A cancel while the second waits: both answer cancelled, one run.
+	hang := filepath.Join(t.TempDir(), "args.txt")
+	conn, _, _ = acpAgentProcess(t, fakeUagent, "-args-to", hang, "-replay", runFile, "-lines", "3", "-hang")
+	id, _ = newSession(t, conn)
+	for _, text := range []string{"first", "second"} {
+		go func() {
+			res, err := prompt(t.Context(), conn, id, text)
+			assert.NoError(t, err)
+			answers <- res.StopReason
+		}()
+		time.Sleep(200 * time.Millisecond)
+	}
+	require.NoError(t, conn.Cancel(t.Context(), acp.CancelNotification{SessionId: id}))
+	for range 2 {
+		select {
+		case got := <-answers:
+			assert.Equal(t, acp.StopReasonCancelled, got)
+		case <-time.After(20 * time.Second):
+			t.Fatal("a prompt was not answered after cancel")
+		}
+	}
+	b, err = os.ReadFile(hang)
+	require.NoError(t, err)
+	assert.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 1, "the waiting prompt never ran")
+}
