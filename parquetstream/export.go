@@ -15,12 +15,16 @@
 //     Exports into one directory do not wait for each other: the second
 //     is refused while the first runs (a lock the system lets go of when
 //     the process ends).
-//   - Idempotent. A run is known by its key; an export adds only the runs
-//     the directory does not hold, and a run it holds unfinished (cut
-//     off, or still running) is in a batch of its own, which the next
-//     export replaces once the run has changed.
+//   - Idempotent. A run is known by its run id, whatever input it came
+//     from (its run directory, a v1 stream of it, a session stream); an
+//     export adds only the runs the directory does not hold, and a run it
+//     holds unfinished (cut off, or still running) is in a batch of its
+//     own, which the next export replaces once the run has changed.
 //   - Sessions. The sessions table is made from every run the directory
-//     holds, in a batch of its own that each export replaces.
+//     holds, in a batch of its own that each export replaces; one that
+//     is gone is made again by the next export.
+//   - Valid UTF-8. Every string column is; a name of the filesystem that
+//     is not is written with its bad bytes escaped (ErrNameNotUTF8).
 //
 // It is the only code of the module that imports parquet-go
 // (github.com/parquet-go/parquet-go), the maintained Parquet library of
@@ -44,6 +48,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/snappy"
@@ -87,7 +92,8 @@ func Sources(inputs []string, problem func(error)) []Source {
 func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.WalkDirFunc) error) []Source {
 	var out []Source
 	addRun := func(r *statedir.Run) {
-		out = append(out, Source{Path: r.Dir, Run: r, key: "run:" + r.ID, fingerprint: fingerprint(
+		id, _ := valid(r.ID)
+		out = append(out, Source{Path: r.Dir, Run: r, key: "run:" + id, fingerprint: fingerprint(
 			filepath.Join(r.Dir, statedir.EventsFile), filepath.Join(r.Dir, statedir.SummaryFile))})
 	}
 	addFile := func(path string) {
@@ -95,6 +101,7 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 		if err != nil {
 			abs = path
 		}
+		abs, _ = valid(abs)
 		out = append(out, Source{Path: path, key: "file:" + abs, fingerprint: fingerprint(path)})
 	}
 	for _, in := range inputs {
@@ -174,13 +181,50 @@ type manifest struct {
 	Runs     []entry `json:"runs"`
 }
 
-// entry is a run a batch holds: how to know it again, and what the
-// sessions table needs of it.
+// entry is a run a batch holds: how to know it again (Key: its run id,
+// whatever input it came from; a run without one, by its input), the
+// input it came from and what that input was then, and what the sessions
+// table needs of it. Keys and rows are valid UTF-8 (see valid).
 type entry struct {
 	Key         string `json:"key"`
+	Source      string `json:"source"`
 	Fingerprint string `json:"fingerprint"`
 	Finished    bool   `json:"finished"`
 	tablestream.RunRow
+}
+
+// ErrLive marks what an export says of a run that is still going (its
+// summary says running, or its last record is being written): it is
+// exported as unfinished, and replaced by the export after it has
+// changed. It is not a fault of the input.
+var ErrLive = errors.New("still running: exported as unfinished")
+
+// ErrNameNotUTF8 marks what an export says of a name (a file's, a run
+// directory's) that is not valid UTF-8: it is written with its bad bytes
+// escaped (\xNN), as every string of the tables is valid UTF-8.
+var ErrNameNotUTF8 = errors.New("not valid UTF-8: written with its bad bytes escaped as \\xNN")
+
+// valid is s with every byte that is not part of valid UTF-8 written as
+// \xNN, and whether it had any (a backslash is written \\ then, so that
+// two names never become one).
+func valid(s string) (string, bool) {
+	if utf8.ValidString(s) {
+		return s, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case r == '\\':
+			b.WriteString("\\\\")
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String(), true
 }
 
 // heldRun is a run an earlier export published.
@@ -211,14 +255,22 @@ type Export struct {
 	content             bool
 	app, version        string
 	unlock              func()
-	held                map[string]heldRun
-	sessionBatches      []string // the sessions batches published now
+	held                map[string]heldRun // by run key
+	sources             map[string]source  // what the published batches hold of each input, by its key
+	claimed             map[string]bool    // the runs this export writes, by run key: a run is written once
+	sessionBatches      []string           // the sessions batches published now
 	main                string   // the batch of the finished runs, in staging
 	retract             []string // the published batches this export replaces
 	mu                  sync.Mutex
 	runs                []newRun // the runs this export read, whose runs rows are written last
 	exported            int
 	heldRuns            int // runs the directory holds already
+}
+
+// source is what the published batches hold of an input: what it was
+// (its fingerprint).
+type source struct {
+	fingerprint string
 }
 
 // newRun is a run this export read: its batch, and its runs row, written
@@ -241,7 +293,8 @@ func Open(dir string, opts ...Option) (*Export, error) {
 	}
 	b := make([]byte, 4)
 	rand.Read(b)
-	x := &Export{dir: dir, app: "uagentkit-stream", unlock: unlock, held: map[string]heldRun{},
+	x := &Export{dir: dir, app: "uagentkit-stream", unlock: unlock, held: map[string]heldRun{}, sources: map[string]source{},
+		claimed: map[string]bool{},
 		stamp: time.Now().UTC().Format("20060102T150405Z") + "-" + enchex.EncodeToString(b)}
 	for _, o := range opts {
 		o(x)
@@ -273,6 +326,7 @@ func Open(dir string, opts ...Option) (*Export, error) {
 		}
 		for _, r := range m.Runs {
 			x.held[r.Key] = heldRun{batch: d.Name(), entry: r}
+			x.sources[r.Source] = source{fingerprint: r.Fingerprint}
 		}
 	}
 	return x, nil
@@ -293,9 +347,10 @@ func (x *Export) Exported() int { return x.exported }
 // them already (finished, or unfinished and unchanged).
 func (x *Export) Held() int { return x.heldRuns }
 
-// plan leaves out the sources the directory holds finished, or holds
-// unfinished and unchanged; one held unfinished that has changed is
-// exported again, and its batch retracted when this export is published.
+// plan leaves out the inputs the directory holds unchanged since (their
+// sizes and times); the others are read, and each of their runs is known
+// by its run id (heldRun): a session stream that grew adds only its new
+// runs.
 func (x *Export) plan(srcs []Source) (todo []Source) {
 	seen := map[string]bool{}
 	for _, s := range srcs {
@@ -303,14 +358,13 @@ func (x *Export) plan(srcs []Source) (todo []Source) {
 			continue // given twice
 		}
 		seen[s.key] = true
-		h, ok := x.held[s.key]
-		switch {
-		case ok && (h.Finished || h.Fingerprint == s.fingerprint):
-			x.heldRuns++
+		if h, ok := x.sources[s.key]; ok && h.fingerprint == s.fingerprint {
+			for _, r := range x.held {
+				if r.Source == s.key {
+					x.heldRuns++
+				}
+			}
 			continue
-		case ok:
-			x.retract = append(x.retract, h.batch)
-			delete(x.held, s.key)
 		}
 		todo = append(todo, s)
 	}
@@ -323,6 +377,7 @@ type report struct {
 	src      Source
 	rows     []tablestream.RunRow
 	session  bool
+	live     bool // a run directory of a run still going
 	problems []error
 	err      error
 }
@@ -381,18 +436,20 @@ func (x *Export) Write(ctx context.Context, srcs []Source, problem func(error)) 
 		for _, row := range r.rows {
 			x.exported++
 			var issues []string
+			where := r.src.Path
+			if r.session {
+				where += ": run " + row.RunID
+			}
 			switch {
 			case row.Lines == row.LineErrors:
 				issues = append(issues, "not a stream: no line could be read")
+			case row.CutOff && r.live:
+				problem(fmt.Errorf("%s: %w", where, ErrLive))
 			case row.CutOff:
 				issues = append(issues, "cut off: no run_finished")
 			}
 			if row.LineErrors > 0 {
 				issues = append(issues, fmt.Sprintf("%d of %d lines could not be read", row.LineErrors, row.Lines))
-			}
-			where := r.src.Path
-			if r.session {
-				where += ": run " + row.RunID
 			}
 			for _, is := range issues {
 				problem(fmt.Errorf("%s: %s (exported as such)", where, is))
@@ -454,19 +511,19 @@ func (x *Export) export(main *parts, s Source) report {
 			sum := s.Run.Stats(l.Ended.Recomputed)
 			t.Run.Status, t.Run.RunnerExitCode, t.Run.WallMS = sum.Status, int64(sum.RunnerExitCode), sum.WallMS
 		}
-		key := s.key
-		if sess.Harness() {
-			r.session = true
-			key = "run:" + t.Run.RunID
-			if t.Run.RunID == "" {
-				key = fmt.Sprintf("%s#%d", s.key, n)
-			}
-			if x.heldRun(key, s.fingerprint) {
-				t = tablestream.Tables{}
-				continue
-			}
+		r.session = r.session || n > 1 || !l.End
+		if x.names(&t, &r) {
+			r.problems = append(r.problems, fmt.Errorf("%s: %w", s.Path, ErrNameNotUTF8))
 		}
-		if err := x.add(main, key, s.fingerprint, t); err != nil {
+		key := "run:" + t.Run.RunID // a run is known by its run id, whatever input it came from
+		if t.Run.RunID == "" {
+			key = fmt.Sprintf("%s#%d", s.key, n)
+		}
+		if x.heldRun(key, s.fingerprint) {
+			t = tablestream.Tables{}
+			continue
+		}
+		if err := x.add(main, key, s.key, s.fingerprint, t); err != nil {
 			r.err = fmt.Errorf("%w of %s: %w", errWrite, s.Path, err)
 			break
 		}
@@ -474,9 +531,41 @@ func (x *Export) export(main *parts, s Source) report {
 		t = tablestream.Tables{}
 	}
 	if s.Run != nil {
-		r.problems = s.Run.Problems()
+		for _, p := range s.Run.Problems() {
+			if errors.Is(p, statedir.ErrRunning) || errors.Is(p, statedir.ErrWriteInProgress) {
+				r.live = true
+				continue // said of its row: the run is still going
+			}
+			r.problems = append(r.problems, p)
+		}
 	}
 	return r
+}
+
+// names makes the names a run's rows hold of the filesystem (the input's
+// path, a run directory's name as run id) valid UTF-8, and reports
+// whether one was not.
+func (x *Export) names(t *tablestream.Tables, r *report) bool {
+	var bad, b bool
+	t.Run.File, bad = valid(t.Run.File)
+	t.Run.RunID, b = valid(t.Run.RunID)
+	bad = bad || b
+	if b {
+		id := t.Run.RunID
+		for i := range t.Turns {
+			t.Turns[i].RunID = id
+		}
+		for i := range t.ToolCalls {
+			t.ToolCalls[i].RunID = id
+		}
+		for i := range t.Notices {
+			t.Notices[i].RunID = id
+		}
+		for i := range t.Messages {
+			t.Messages[i].RunID = id
+		}
+	}
+	return bad
 }
 
 // add adds a row to the tables of its kind.
@@ -495,27 +584,29 @@ func add(t *tablestream.Tables, row any) {
 	}
 }
 
-// heldRun reports a run of a session stream that the directory holds
-// finished, or unfinished and unchanged (and counts it); one held
-// unfinished that has changed is retracted when the export is published.
+// heldRun reports a run that the directory holds finished, or
+// unfinished and unchanged, or that another input of this export writes
+// (and counts it); one held unfinished that has changed is retracted when
+// the export is published, and claimed by this one.
 func (x *Export) heldRun(key, fingerprint string) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	h, ok := x.held[key]
 	switch {
-	case ok && (h.Finished || h.Fingerprint == fingerprint):
+	case x.claimed[key], ok && (h.Finished || h.Fingerprint == fingerprint):
 		x.heldRuns++
 		return true
 	case ok:
 		x.retract = append(x.retract, h.batch)
 		delete(x.held, key)
 	}
+	x.claimed[key] = true
 	return false
 }
 
 // add writes a run's rows: into the worker's parts of the main batch
 // when it has finished, else into a batch of its own.
-func (x *Export) add(main *parts, key, fingerprint string, t tablestream.Tables) error {
+func (x *Export) add(main *parts, key, src, fingerprint string, t tablestream.Tables) error {
 	dest, batch := main, x.main
 	if t.Run.CutOff { // unfinished: a batch of its own, replaced when the run changes
 		batch = fmt.Sprintf("live-%x-%s", sha256.Sum256([]byte(key)), x.stamp)
@@ -530,7 +621,7 @@ func (x *Export) add(main *parts, key, fingerprint string, t tablestream.Tables)
 		return err
 	}
 	x.mu.Lock()
-	x.runs = append(x.runs, newRun{batch: batch, entry: entry{Key: key, Fingerprint: fingerprint, Finished: !t.Run.CutOff, RunRow: t.Run}})
+	x.runs = append(x.runs, newRun{batch: batch, entry: entry{Key: key, Source: src, Fingerprint: fingerprint, Finished: !t.Run.CutOff, RunRow: t.Run}})
 	x.mu.Unlock()
 	return nil
 }
@@ -576,8 +667,8 @@ func (p *parts) close() error {
 // with its place in its session, the manifests, and the sessions batch,
 // made from every run the directory will hold.
 func (x *Export) finish() error {
-	if len(x.runs) == 0 && len(x.retract) == 0 {
-		return nil // nothing new: the sessions are as they were
+	if len(x.runs) == 0 && len(x.retract) == 0 && len(x.sessionBatches) == 1 {
+		return nil // nothing new, and the sessions table is there: it is as it was
 	}
 	slices.SortFunc(x.runs, func(a, b newRun) int { return strings.Compare(a.Key, b.Key) })
 	var all []*tablestream.RunRow

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,14 +35,17 @@ func readTable[T any](t *testing.T, dir, table string) []T {
 }
 
 // exportCases writes the bundled, conformance, edge and n random runs as
-// files and returns them.
+// files and returns them. A run is known by its run id: the edge cases,
+// which share one ("edge"), each get one of their own.
 func exportCases(t *testing.T, n int) []string {
 	cases, err := runs.Cases("../..", n)
 	require.NoError(t, err)
 	dir := t.TempDir()
 	var files []string
 	for name, b := range cases {
-		p := filepath.Join(dir, strings.NewReplacer(" ", "_", ":", "").Replace(name)+".jsonl")
+		file := strings.NewReplacer(" ", "_", ":", "").Replace(name)
+		b = bytes.ReplaceAll(b, []byte(`"run_id":"edge"`), []byte(`"run_id":"edge-`+file+`"`))
+		p := filepath.Join(dir, file+".jsonl")
 		require.NoError(t, os.WriteFile(p, b, 0o644))
 		files = append(files, p)
 	}
