@@ -82,3 +82,31 @@ func TestRunASession(t *testing.T) {
 
 // run --otel of a command that writes a session stream: a trace per run.
 func TestRunOtelOfASession(t *testing.T) { otelOfASession(t, "run") }
+
+// cat -f of a session stream whose file is replaced (or truncated) starts
+// over with a separator and follows the new stream, as for a run's
+// stream: it does not give up.
+func TestCatFollowASessionReplaced(t *testing.T) {
+	first := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "one", Answer: "FIRST"}}})
+	second := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "two", Answer: "SECOND"}}})
+	dir := t.TempDir()
+	path := filepath.Join(dir, "live.jsonl")
+	require.NoError(t, os.WriteFile(path, first, 0o644))
+	cmd := exec.Command(self(t), "cat", "-f", "--no-color", path)
+	var out, errOut syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	require.NoError(t, cmd.Start())
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "── idle") }, 10*time.Second, 10*time.Millisecond, "%s", out.String())
+	tmp := filepath.Join(dir, "new.jsonl")
+	require.NoError(t, os.WriteFile(tmp, second, 0o644))
+	require.NoError(t, os.Rename(tmp, path)) // a new file at the path
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "answer ⋯ SECOND") || strings.Contains(out.String(), "answer: SECOND") },
+		10*time.Second, 10*time.Millisecond, "%s", out.String())
+	require.NoError(t, os.WriteFile(path, first[:len(first)/3], 0o644)) // truncated, in place
+	require.Eventually(t, func() bool { return strings.Count(out.String(), "was replaced or truncated: a new run starts") == 2 },
+		10*time.Second, 10*time.Millisecond, "%s", out.String())
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	code := waitExit(t, cmd)
+	assert.Contains(t, []int{0, 130}, code, errOut.String())
+	assert.NotContains(t, errOut.String(), "replaced or truncated", "not an error: it started over")
+}
