@@ -169,6 +169,7 @@ func New(start Starter, opts ...Option) *Agent {
 // its runs ("" for the command's own), the prompt being answered, if any,
 // and the prompts waiting their turn. Its id is a uagent session id.
 type session struct {
+	id                    string // the uagent session id its runs continue
 	cwd                   string
 	effort, model         string // chosen (set_config_option)
 	lastEffort, lastModel string // of its last saved run
@@ -291,7 +292,7 @@ func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 		return acp.NewSessionResponse{}, err
 	}
 	id := acp.SessionId(newUUID())
-	s := &session{cwd: p.Cwd}
+	s := &session{id: string(id), cwd: p.Cwd}
 	a.mu.Lock()
 	a.sessions[id] = s
 	opts := a.configOptions(s)
@@ -399,9 +400,9 @@ func (a *Agent) Prompt(_ context.Context, p acp.PromptRequest) (acp.PromptRespon
 	}
 
 	a.mu.Lock()
-	effort, model := s.effort, s.model
+	effort, model, uagentID := s.effort, s.model, s.id
 	a.mu.Unlock()
-	run, err := a.start(runCtx, Prompt{Session: string(p.SessionId), Cwd: s.cwd, Text: promptText(p.Prompt), Effort: effort, Model: model})
+	run, err := a.start(runCtx, Prompt{Session: uagentID, Cwd: s.cwd, Text: promptText(p.Prompt), Effort: effort, Model: model})
 	if err != nil {
 		return acp.PromptResponse{}, acp.NewInternalError(map[string]any{"error": safetext.Human(err.Error(), 0)})
 	}

@@ -72,7 +72,9 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 	return out, nil
 }
 
-// find is the saved session id of the state directory.
+// find is the saved session of the state directory that the editor
+// names id: as session/list showed it (what a terminal may act on
+// escaped), or as it is.
 func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
 	if a.stateDir == "" {
 		return statedir.Session{}, false
@@ -80,6 +82,11 @@ func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
 	ss, _ := statedir.Sessions(a.stateDir)
 	for _, s := range ss {
 		if s.ID == string(id) {
+			return s, true
+		}
+	}
+	for _, s := range ss {
+		if line(s.ID) == string(id) {
 			return s, true
 		}
 	}
@@ -109,6 +116,13 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 		u := &updates{conn: conn, session: p.SessionId, replay: true}
 		for l := range uahstream.ReadEvents(r.Events()).Lines() {
 			u.add(l)
+			if e := l.Ended; e != nil && e.CutOff { // as cat says of it
+				why := "it has no summary: uagent stopped before it ended"
+				if r.Summary != nil {
+					why = "its summary says it is still running"
+				}
+				u.send(acp.UpdateAgentMessageText(text("\n[uagent-stream: this run was cut off: " + why + "]\n")))
+			}
 		}
 		for _, err := range r.Problems() {
 			if serious(err) {
@@ -120,7 +134,7 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 		u := &updates{conn: conn, session: p.SessionId}
 		u.send(acp.UpdateAgentMessageText(text(fmt.Sprintf("\n[uagent-stream: %d parts of this session's saved runs could not be read; the first: %v]\n", len(unread), unread[0]))))
 	}
-	s := a.open(p.SessionId, p.Cwd, saved)
+	s := a.open(p.SessionId, saved.ID, p.Cwd, saved)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return acp.LoadSessionResponse{ConfigOptions: a.configOptions(s)}, nil
@@ -133,8 +147,10 @@ func serious(err error) bool {
 }
 
 // open makes a session the agent answers prompts of (or returns the one
-// it has), with what its saved runs ran with.
-func (a *Agent) open(id acp.SessionId, cwd string, saved statedir.Session) *session {
+// it has) under the editor's id, continuing the uagent session uagentID
+// (its saved id, which the editor's may show escaped), with what its
+// saved runs ran with.
+func (a *Agent) open(id acp.SessionId, uagentID, cwd string, saved statedir.Session) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.sessions[id]
@@ -142,6 +158,7 @@ func (a *Agent) open(id acp.SessionId, cwd string, saved statedir.Session) *sess
 		s = &session{}
 		a.sessions[id] = s
 	}
+	s.id = cmpOr(uagentID, string(id))
 	s.cwd, s.lastEffort, s.lastModel = cwd, saved.Effort(), saved.Model()
 	return s
 }
@@ -153,7 +170,7 @@ func (a *Agent) ResumeSession(_ context.Context, p acp.ResumeSessionRequest) (ac
 		return acp.ResumeSessionResponse{}, err
 	}
 	saved, _ := a.find(p.SessionId)
-	s := a.open(p.SessionId, p.Cwd, saved)
+	s := a.open(p.SessionId, saved.ID, p.Cwd, saved)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return acp.ResumeSessionResponse{ConfigOptions: a.configOptions(s)}, nil

@@ -239,3 +239,69 @@ func TestACPModelAndUsage(t *testing.T) {
 	// testdata/run.jsonl's two responses: 554 in + 61 out, 801 in + 19 out
 	assert.Equal(t, []any{float64(615), float64(820)}, used)
 }
+
+// Every session id session/list shows loads, and nothing raw reaches the
+// editor: an id holding a newline, NUL, ESC or U+202E (a hand-edited or
+// hostile summary) is listed escaped, and session/load of what was listed
+// reopens it; its prompts continue the uagent session as it is (an id
+// with a NUL cannot be a command's argument: its prompts fail, saying
+// so).
+func TestACPListedIDsLoad(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("UAGENT_STATE_DIR", state)
+	for i, id := range []string{"evil\n\x1b[2J\u202eid", "nul\x00id"} {
+		run := filepath.Join(state, "runs", "20261101-10000"+itoa(i)+"-00000000")
+		require.NoError(t, os.MkdirAll(run, 0o755))
+		require.NoError(t, stream.WriteSummaryFile(filepath.Join(run, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok", SessionID: id,
+			StartedAt: time.Date(2026, 11, 1, 10, 0, i, 0, time.UTC), WallMS: 1000}))
+		require.NoError(t, os.WriteFile(filepath.Join(run, "events.jsonl"), nil, 0o644))
+	}
+	args := filepath.Join(t.TempDir(), "args.txt")
+	conn, _, _ := acpAgentProcess(t, fakeUagent, "-replay", runFile, "-args-to", args)
+	list, err := conn.ListSessions(t.Context(), acp.ListSessionsRequest{})
+	require.NoError(t, err)
+	require.Len(t, list.Sessions, 2)
+	for _, s := range list.Sessions {
+		for _, r := range string(s.SessionId) {
+			assert.False(t, r < 0x20 || r == 0x7f || r == '\u202e', "listed raw: %q", s.SessionId)
+		}
+		_, err = conn.LoadSession(t.Context(), acp.LoadSessionRequest{SessionId: s.SessionId, Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+		require.NoError(t, err, "what session/list shows loads: %q", s.SessionId)
+	}
+	_, err = prompt(t.Context(), conn, list.Sessions[1].SessionId, "more") // the first one's, listed last
+	require.NoError(t, err)
+	b, err := os.ReadFile(args)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "--session evil\n\x1b[2J\u202eid", "the run continues the uagent session as it is")
+	_, err = prompt(t.Context(), conn, list.Sessions[0].SessionId, "more")
+	var re *acp.RequestError
+	require.ErrorAs(t, err, &re)
+	assert.NotContains(t, string(mustJSON(t, re.Data)), "\x00", "nothing raw in the error")
+}
+
+// A loaded session whose last run was cut off (no summary, a half-written
+// last record) replays what could be read, then says the run was cut
+// off, as cat does.
+func TestACPLoadSaysARunWasCutOff(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("UAGENT_STATE_DIR", state)
+	conn, _, _ := acpAgentProcess(t, fakeUagent, "-state")
+	s, err := conn.NewSession(t.Context(), acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	_, err = prompt(t.Context(), conn, s.SessionId, "one")
+	require.NoError(t, err)
+	dirs, err := filepath.Glob(filepath.Join(state, "runs", "*"))
+	require.NoError(t, err)
+	require.Len(t, dirs, 1)
+	require.NoError(t, os.Remove(filepath.Join(dirs[0], "summary.json")))
+	events, err := os.ReadFile(filepath.Join(dirs[0], "events.jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dirs[0], "events.jsonl"), append(events, `{"Sequence":99,"Kind":"tu`...), 0o644))
+	conn2, c2, _ := acpAgentProcess(t, fakeUagent, "-state")
+	_, err = conn2.LoadSession(t.Context(), acp.LoadSessionRequest{SessionId: s.SessionId, Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	require.NoError(t, err)
+	said := texts(c2.of(s.SessionId), "agent_message_chunk")
+	require.NotEmpty(t, said)
+	assert.Contains(t, said, "answer to: one", "what could be read is replayed")
+	assert.Contains(t, said[len(said)-1], "[uagent-stream: this run was cut off: it has no summary")
+}
