@@ -141,8 +141,9 @@ type RunnerErrorDTO struct {
 // [Fold.Recomputed] compares only those it has.
 type RunFinishedDTO struct {
 	header
-	Summary SummaryDTO `json:"summary" stream:"id"`
-	absent  uint64     // bit i: stats field i is absent; answerAbsent: the answer is
+	Summary SummaryDTO    `json:"summary" stream:"id"`
+	absent  uint64        // bit i: stats field i is absent; answerAbsent: the answer is
+	within  time.Duration // RunFinished.EndWithin: the end is known to within this
 }
 
 // EventToDTO maps a domain event to its wire form, a value of one of the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 )
 
 // Ending says how a run's stream ended.
@@ -144,6 +145,59 @@ func (f *Fold) Recomputed() Recomputed {
 		out.Diff = statsDiff(*f.recorded, out.Summary, f.absent)
 	}
 	return out
+}
+
+// settleEnd sets the end of a run whose run_finished, at closeAt, knows
+// it only to within f.within (RunFinished.EndWithin): the earliest end in
+// [closeAt, closeAt+within) at which the figures that depend on the end
+// (endFigures) are the summary's, when there is one; else closeAt. They
+// only grow with the end (the open turns and operations run to it), so
+// that the earliest end at which none is below the summary's is the one
+// to try.
+func (f *Fold) settleEnd() {
+	closeAt := f.time(f.closeAt)
+	at := func(d time.Duration) Stats {
+		f.closeAt = f.instant(closeAt.Add(d))
+		return f.Stats()
+	}
+	want := f.recorded.Stats.Stats()
+	reached := func(s Stats) bool {
+		return !slices.ContainsFunc(endFigures, func(fig endFigure) bool { return fig.of(s) < fig.of(want) })
+	}
+	equal := func(s Stats) bool {
+		return !slices.ContainsFunc(endFigures, func(fig endFigure) bool { return fig.of(s) != fig.of(want) })
+	}
+	if equal(at(0)) {
+		return
+	}
+	lo, hi := time.Duration(0), f.within-1
+	if reached(at(hi)) {
+		for lo < hi {
+			if mid := lo + (hi-lo)/2; reached(at(mid)) {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
+		}
+		if equal(at(lo)) {
+			return // the end is closeAt+lo
+		}
+	}
+	f.closeAt = f.instant(closeAt)
+}
+
+// endFigure is a figure of the stats that the end of a run changes, in
+// the summary's milliseconds.
+type endFigure struct {
+	name string
+	of   func(Stats) int64
+}
+
+var endFigures = []endFigure{
+	{"model_ms", func(s Stats) int64 { return s.ModelTime.Milliseconds() }},
+	{"tool_busy_ms", func(s Stats) int64 { return s.ToolBusyTime.Milliseconds() }},
+	{"tool_model_overlap_ms", func(s Stats) int64 { return s.ToolModelOverlap.Milliseconds() }},
+	{"max_parallel_tools", func(s Stats) int64 { return int64(s.MaxParallelTools) }},
 }
 
 // summary is the run's summary recomputed from the lines so far, as

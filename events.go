@@ -160,6 +160,17 @@ type RunnerError struct {
 type RunFinished struct {
 	At     time.Time
 	Result Result
+	// EndWithin, when positive, says that At is the run's end only to
+	// within this much: the run ended in [At, At+EndWithin). A run rebuilt
+	// from what the runner saved has it (its wall time is saved in whole
+	// milliseconds: statedir). It is not written: the line has no such
+	// field. A Fold closes such a run at the earliest end in the range at
+	// which the figures of the summary that depend on the end (the time
+	// of the turns and operations still open, which it closes) are the
+	// summary's, and at At when none is: a summary the runner computed at
+	// its exact end agrees with its events, and the recomputed summary,
+	// its Diff and the run's times are those of that one end.
+	EndWithin time.Duration
 }
 
 // OccurredAt returns the event's At, its own time: so does every event's

@@ -6,10 +6,12 @@ package stream
 // field is declared.
 
 import (
+	"bytes"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uagentkit/stream/internal/jsonparse"
 )
@@ -50,6 +52,7 @@ type field struct {
 	omitEmpty bool
 	identity  bool         // tagged stream:"id": required even in compatible mode
 	unread    bool         // a string the fold does not read (see unreadFields)
+	strict    bool         // a time of a strict codec: one with an escape is an error
 	bits      int          // size of an integer field
 	sub       *structCodec // fields of a nested struct, or of a slice's elements
 	elem      reflect.Type // the elements' type of a slice of structs
@@ -61,9 +64,78 @@ type structCodec struct {
 	typ    reflect.Type
 	fields []field
 	byName map[string]int
+	// strict: what encoding/json reads otherwise than the parser is an
+	// error, so that a reader that must read as encoding/json does (the
+	// runner's records) can read such a line another way: a key that is
+	// not a field's name but matches one ignoring case, a field's key
+	// twice in one object (encoding/json merges the two values), a time
+	// with an escape (time.Time.UnmarshalJSON does not unescape).
+	strict bool
 	// byLen lists, for each key length, the fields whose name has it: the
 	// parser finds a key among one or two names instead of hashing it.
 	byLen [32][]uint8
+}
+
+// makeStrict makes c, and the codecs of its nested structs, strict (see
+// structCodec.strict). A strict codec has at most 64 fields.
+func (c *structCodec) makeStrict() {
+	if len(c.fields) > 64 {
+		panic("stream: a strict codec of more than 64 fields: " + c.typ.String())
+	}
+	c.strict = true
+	for i := range c.fields {
+		f := &c.fields[i]
+		f.strict = f.kind == kindTime
+		if f.sub != nil && !f.sub.strict {
+			f.sub.makeStrict()
+		}
+	}
+}
+
+// folds reports whether key matches a field's name ignoring case, as
+// encoding/json matches keys (Unicode simple folding: "KIND", and "Kınd"
+// is not, but "\u212aind" with the Kelvin sign is).
+func (c *structCodec) folds(key []byte) bool {
+	ascii := true
+	for _, b := range key {
+		if b >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		if len(key) >= len(c.byLen) {
+			return false
+		}
+		for _, i := range c.byLen[len(key)] {
+			if asciiEqualFold(key, c.fields[i].name) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, f := range c.fields {
+		if bytes.EqualFold(key, []byte(f.name)) {
+			return true
+		}
+	}
+	return false
+}
+
+func asciiEqualFold(a []byte, b string) bool {
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // find returns the index of the field named key.

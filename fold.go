@@ -109,10 +109,11 @@ type Fold struct {
 	onlyStart                 bool // the lines so far are run_started, then preflight warnings
 	started                   *RunStartedDTO
 	recorded                  *SummaryDTO
-	absent                    uint64 // the fields the recorded summary's line lacks
-	line                      any    // the DTO last added, which Turn, Tool and Call read from
-	lineCall                  int    // the index+1 of the call that line named, 0 for none
-	lineFinished              bool   // that line was its call's first tool_finished
+	absent                    uint64        // the fields the recorded summary's line lacks
+	within                    time.Duration // RunFinished.EndWithin
+	line                      any           // the DTO last added, which Turn, Tool and Call read from
+	lineCall                  int           // the index+1 of the call that line named, 0 for none
+	lineFinished              bool          // that line was its call's first tool_finished
 	firstAt                   time.Time
 	change                    Change // what the last line changed
 
@@ -348,9 +349,12 @@ func (f *Fold) Add(dto any, err error) Change {
 	case PreflightWarningDTO:
 	case RunFinishedDTO:
 		f.onlyStart = false
-		f.recorded, f.absent = &d.Summary, d.absent
+		f.recorded, f.absent, f.within = &d.Summary, d.absent, d.within
 		f.firstTime(d.At)
 		f.closeAt = f.instant(d.At)
+		if f.within > 0 {
+			f.settleEnd()
+		}
 		return f.change
 	case UnknownDTO:
 		f.onlyStart = false

@@ -13,6 +13,11 @@ import (
 // harness's events as for the contract's lines.
 func init() {
 	jsonparse.NewCodec = func(t reflect.Type) jsonparse.Codec { return newCodec(t, false) }
+	jsonparse.NewStrictCodec = func(t reflect.Type) jsonparse.Codec {
+		c := newCodec(t, false)
+		c.makeStrict()
+		return c
+	}
 	jsonparse.Parse = parseText
 	jsonparse.Unquote = unquoteText
 	jsonparse.ErrSyntax, jsonparse.ErrFieldType, jsonparse.ErrBadTime = ErrSyntax, ErrFieldType, ErrBadTime

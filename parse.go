@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -395,6 +396,9 @@ func (p *parser) value(f *field, fp unsafe.Pointer, depth int) *parseError {
 		if err != nil {
 			return err
 		}
+		if f.strict && bytes.IndexByte(p.data[start:p.pos], '\\') >= 0 {
+			return p.fail(ErrSyntax, "a time with an escape")
+		}
 		t, ok := parseTime(b)
 		if !ok {
 			return &parseError{pos: start, field: f.name,
@@ -444,12 +448,22 @@ func (p *parser) object(c *structCodec, v unsafe.Pointer, depth int) *parseError
 	if depth > maxDepth {
 		return p.fail(ErrSyntax, "nesting deeper than %d", maxDepth)
 	}
+	var seen uint64 // the fields read, for a strict codec
 	return p.members(false, func(key []byte, _, _ int) *parseError {
 		i, known := c.find(key)
 		if !known {
+			if c.strict && c.folds(key) {
+				return p.fail(ErrSyntax, "the key %q matches a field ignoring case", key)
+			}
 			return p.skip(depth)
 		}
 		f := &c.fields[i]
+		if c.strict {
+			if seen&(1<<i) != 0 {
+				return p.fail(ErrSyntax, "the key %q twice", key)
+			}
+			seen |= 1 << i
+		}
 		if c.id >= 0 {
 			p.present[c.id] |= 1 << i
 		}

@@ -107,6 +107,25 @@ func (s *Sink) Emit(event Event) {
 	}
 }
 
+// AppendEvent appends to dst the line a [Sink] writes for event, without
+// its newline, and returns the extended buffer; but a zero At is written
+// as it is (0001-01-01T00:00:00Z), not stamped: for a line whose time is
+// unknown, as uagent writes a runner record that has none. The error is
+// for an event this package does not know (a nil one included) or that
+// cannot be encoded (a time outside years 0–9999); dst is then returned
+// unchanged. It is safe for concurrent use.
+func AppendEvent(dst []byte, event Event) ([]byte, error) {
+	k, e := kindOf(event)
+	if k == nil {
+		return dst, fmt.Errorf("stream: encode %T: not an event of the contract", event)
+	}
+	line, err := k.encode(dst, e, e.OccurredAt())
+	if err != nil {
+		return dst, fmt.Errorf("stream: encode %s: %w", k.typ, err)
+	}
+	return line, nil
+}
+
 // Err returns the first error of the Sink, or nil. It is safe to call
 // concurrently with Emit.
 func (s *Sink) Err() error {

@@ -392,3 +392,25 @@ func roundTripped(e Event) Event {
 	}
 	return truncated(e)
 }
+
+// AppendEvent writes the Sink's line, but keeps a zero time zero; an event
+// that is not the contract's is an error, and the buffer is left as it was.
+func TestAppendEvent(t *testing.T) {
+	e := TurnStarted{At: time.Date(2026, 11, 1, 9, 0, 0, 5e8, time.UTC), Turn: 2, TurnID: "t"}
+	var b bytes.Buffer
+	sink := NewSink(&b)
+	sink.Emit(e)
+	line, err := AppendEvent([]byte("x"), e)
+	require.NoError(t, err)
+	require.Equal(t, "x"+b.String(), string(line)+"\n")
+
+	line, err = AppendEvent(nil, UserMessage{ID: "m", Text: "hi"})
+	require.NoError(t, err)
+	require.Equal(t, `{"v":1,"type":"user_message","at":"0001-01-01T00:00:00Z","id":"m","text":"hi"}`, string(line))
+
+	line, err = AppendEvent([]byte("kept"), nil)
+	require.ErrorContains(t, err, "stream: ")
+	require.Equal(t, "kept", string(line))
+	_, err = AppendEvent(nil, RunnerError{At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
+	require.ErrorContains(t, err, "stream: encode runner_error")
+}

@@ -241,8 +241,12 @@ var kinds = []*kind{
 		func(e RunnerError) RunnerErrorDTO { return RunnerErrorDTO{Message: e.Message} },
 		func(d RunnerErrorDTO) RunnerError { return RunnerError{At: d.At, Message: d.Message} }),
 	def(TypeRunFinished,
-		func(e RunFinished) RunFinishedDTO { return RunFinishedDTO{Summary: SummaryToDTO(e.Result)} },
-		func(d RunFinishedDTO) RunFinished { return RunFinished{At: d.At, Result: SummaryFromDTO(d.Summary)} }),
+		func(e RunFinished) RunFinishedDTO {
+			return RunFinishedDTO{Summary: SummaryToDTO(e.Result), within: max(e.EndWithin, 0)}
+		},
+		func(d RunFinishedDTO) RunFinished {
+			return RunFinished{At: d.At, Result: SummaryFromDTO(d.Summary), EndWithin: d.within}
+		}),
 }
 
 // unreadFields are the strings of each type that the fold does not read:

@@ -259,8 +259,8 @@ type Export struct {
 	sources             map[string]source  // what the published batches hold of each input, by its key
 	claimed             map[string]bool    // the runs this export writes, by run key: a run is written once
 	sessionBatches      []string           // the sessions batches published now
-	main                string   // the batch of the finished runs, in staging
-	retract             []string // the published batches this export replaces
+	main                string             // the batch of the finished runs, in staging
+	retract             []string           // the published batches this export replaces
 	mu                  sync.Mutex
 	runs                []newRun // the runs this export read, whose runs rows are written last
 	exported            int
@@ -295,7 +295,7 @@ func Open(dir string, opts ...Option) (*Export, error) {
 	rand.Read(b)
 	x := &Export{dir: dir, app: "uagentkit-stream", unlock: unlock, held: map[string]heldRun{}, sources: map[string]source{},
 		claimed: map[string]bool{},
-		stamp: time.Now().UTC().Format("20060102T150405Z") + "-" + enchex.EncodeToString(b)}
+		stamp:   time.Now().UTC().Format("20060102T150405Z") + "-" + enchex.EncodeToString(b)}
 	for _, o := range opts {
 		o(x)
 	}

@@ -2,7 +2,6 @@ package ssestream
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -200,12 +199,12 @@ func (rec *Recording) encode(dto any) []byte {
 	if !ok {
 		return []byte("{}")
 	}
-	var b bytes.Buffer
-	b.Write(rec.line[:0])
-	sink := stream.NewSink(&b)
-	sink.Emit(e)
-	rec.line = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	return rec.line
+	line, err := stream.AppendEvent(rec.line[:0], e)
+	if err != nil {
+		return []byte("{}")
+	}
+	rec.line = line
+	return line
 }
 
 // liveEvent is the data of the live event a line of a session makes:

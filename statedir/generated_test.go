@@ -85,7 +85,7 @@ func (g *gen) input() {
 		g.expect(stream.ControlInput{At: g.at, ID: id, Mode: mode, Effort: effort, Reason: reason})
 	case 4:
 		g.record("input", map[string]any{"ID": id, "Kind": "control", "Payload": 5})
-		g.expect(stream.RunnerError{At: g.at, Message: "failed to decode control input: want an object, got number"})
+		g.expect(stream.RunnerError{At: g.at, Message: "failed to decode control input: json: cannot unmarshal number into Go value of type harness.controlDTO"})
 	default:
 		g.record("input", map[string]any{"ID": id, "Kind": g.pick("queued", "heartbeat"), "Payload": "x"})
 	}

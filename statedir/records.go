@@ -13,162 +13,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/jsonparse"
-)
-
-// The runner's records, as events.jsonl holds them: one JSON object per
-// line, {"Sequence","RecordedAt","Kind","Data"}, or {"type":"error",
-// "message":…}. record is the union of every kind's shape, read in one
-// pass; a line that does not fit it (a field of another type) is read
-// again kind by kind, leniently, as uagent reads it.
-type record struct {
-	Type       string    `json:"type"`
-	Message    string    `json:"message"`
-	RecordedAt time.Time `json:"RecordedAt"`
-	Kind       string    `json:"Kind"`
-	Data       data      `json:"Data"`
-}
-
-// data is the union of the Data of every kind.
-type data struct {
-	// input; turn (ID)
-	ID      string        `json:"ID"`
-	Kind    string        `json:"Kind"`
-	Payload jsonparse.Raw `json:"Payload"`
-	// model_response
-	TurnID   string   `json:"TurnID"`
-	Response response `json:"Response"`
-	// tool_call_status
-	CallID     string      `json:"CallID"`
-	Status     callStatus  `json:"Status"`
-	Operations []operation `json:"Operations"`
-}
-
-type response struct {
-	Stop    string   `json:"Stop"`
-	Output  []output `json:"Output"`
-	Usage   usage    `json:"Usage"`
-	Failure *failure `json:"Failure"`
-}
-
-type failure struct {
-	Code    string `json:"Code"`
-	Message string `json:"Message"`
-}
-
-type usage struct {
-	InputTokens           int64 `json:"InputTokens"`
-	CachedInputTokens     int64 `json:"CachedInputTokens"`
-	CacheWriteInputTokens int64 `json:"CacheWriteInputTokens"`
-	OutputTokens          int64 `json:"OutputTokens"`
-	ReasoningTokens       int64 `json:"ReasoningTokens"`
-}
-
-// output is one output of a response; Data is the union of its types'.
-type output struct {
-	Type string     `json:"Type"`
-	Data outputData `json:"Data"`
-}
-
-type outputData struct {
-	// tool_call
-	CallID    string `json:"CallID"`
-	Name      string `json:"Name"`
-	Arguments string `json:"Arguments"`
-	// message
-	Role  string `json:"Role"`
-	Text  string `json:"Text"`
-	Phase string `json:"Phase"`
-	// reasoning
-	Summary []string `json:"Summary"`
-}
-
-type callStatus struct {
-	Error string `json:"Error"`
-}
-
-type operation struct {
-	ID     string     `json:"ID"`
-	Type   string     `json:"Type"`
-	Status string     `json:"Status"`
-	State  shellState `json:"State"`
-}
-
-// shellState is the State of a shell operation, as far as the events
-// need it.
-type shellState struct {
-	OutPath       string       `json:"OutPath"`
-	ErrPath       string       `json:"ErrPath"`
-	Result        *shellResult `json:"Result"`
-	TerminalError string       `json:"TerminalError"`
-}
-
-type shellResult struct {
-	ExitCode int64 `json:"ExitCode"`
-}
-
-// The shapes of the second, lenient reading: the envelope with Data as
-// its text, then each kind's Data with what may not fit as text.
-type envelope struct {
-	Type       string        `json:"type"`
-	Message    string        `json:"message"`
-	RecordedAt time.Time     `json:"RecordedAt"`
-	Kind       string        `json:"Kind"`
-	Data       jsonparse.Raw `json:"Data"`
-}
-
-type inputData struct {
-	ID      string        `json:"ID"`
-	Kind    string        `json:"Kind"`
-	Payload jsonparse.Raw `json:"Payload"`
-}
-
-type turnData struct {
-	ID string `json:"ID"`
-}
-
-type responseData struct {
-	TurnID   string `json:"TurnID"`
-	Response struct {
-		Stop   string `json:"Stop"`
-		Output []struct {
-			Type string        `json:"Type"`
-			Data jsonparse.Raw `json:"Data"`
-		} `json:"Output"`
-		Usage   usage    `json:"Usage"`
-		Failure *failure `json:"Failure"`
-	} `json:"Response"`
-}
-
-type statusData struct {
-	CallID     string     `json:"CallID"`
-	Status     callStatus `json:"Status"`
-	Operations []struct {
-		ID     string        `json:"ID"`
-		Type   string        `json:"Type"`
-		Status string        `json:"Status"`
-		State  jsonparse.Raw `json:"State"`
-	} `json:"Operations"`
-}
-
-type control struct {
-	Mode       string `json:"Mode"`
-	Reason     string `json:"Reason"`
-	Parameters struct {
-		ReasoningEffort string `json:"ReasoningEffort"`
-	} `json:"Parameters"`
-}
-
-// The codecs of the shapes, built once (the parser's rule).
-var (
-	recordCodec     = jsonparse.NewCodec(reflect.TypeFor[record]())
-	envelopeCodec   = jsonparse.NewCodec(reflect.TypeFor[envelope]())
-	inputCodec      = jsonparse.NewCodec(reflect.TypeFor[inputData]())
-	turnCodec       = jsonparse.NewCodec(reflect.TypeFor[turnData]())
-	responseCodec   = jsonparse.NewCodec(reflect.TypeFor[responseData]())
-	statusCodec     = jsonparse.NewCodec(reflect.TypeFor[statusData]())
-	outputCodec     = jsonparse.NewCodec(reflect.TypeFor[outputData]())
-	shellStateCodec = jsonparse.NewCodec(reflect.TypeFor[shellState]())
-	controlCodec    = jsonparse.NewCodec(reflect.TypeFor[control]())
+	"github.com/uagentkit/stream/statedir/internal/harness"
 )
 
 // Operation statuses that end an operation.
@@ -190,9 +35,9 @@ type mapper struct {
 	calls     map[string]call
 	ops       map[string]op
 	failed    map[string]bool
-	latest    time.Time // the latest record's time, for the lines that have none
+	latest    time.Time // the latest time a record had, for the lines that have none
 	emit      func(stream.Event)
-	rec       record // the record being read; its slices' memory serves the next
+	records   harness.Reader
 }
 
 type call struct{ name, label string }
@@ -206,25 +51,28 @@ func newMapper(emit func(stream.Event)) *mapper {
 	return &mapper{turnIDs: map[string]int{}, calls: map[string]call{}, ops: map[string]op{}, failed: map[string]bool{}, emit: emit}
 }
 
-// line maps one line of events.jsonl (without its newline).
-func (m *mapper) line(line []byte) {
-	if len(bytes.TrimSpace(line)) == 0 {
+// line maps one line of events.jsonl (without its newline), read as
+// uagent reads it (see package harness).
+func (m *mapper) line(text []byte) {
+	r, outcome, failure := m.records.Read(text)
+	switch outcome {
+	case harness.Blank:
 		return
-	}
-	outs, ops := m.rec.Data.Response.Output[:0], m.rec.Data.Operations[:0]
-	m.rec = record{}
-	m.rec.Data.Response.Output, m.rec.Data.Operations = outs, ops
-	r := &m.rec
-	if err := jsonparse.Parse(recordCodec, line, r); err != nil {
-		m.byKind(line)
+	case harness.Unparseable:
+		m.emit(stream.RunnerError{At: m.latest, Message: "unparseable runner output: " + oneLine(string(text), 200)})
 		return
-	}
-	if r.Type == "error" {
+	case harness.ErrorRecord:
 		m.emit(stream.RunnerError{At: m.latest, Message: r.Message})
 		return
 	}
 	at := r.RecordedAt
-	m.latest = at
+	if !at.IsZero() {
+		m.latest = at
+	}
+	if outcome == harness.Failed {
+		m.emit(stream.RunnerError{At: at, Message: failure})
+		return
+	}
 	d := &r.Data
 	switch r.Kind {
 	case "input":
@@ -232,144 +80,27 @@ func (m *mapper) line(line []byte) {
 	case "turn":
 		m.turn(at, d.ID)
 	case "model_response":
-		m.response(at, d.TurnID, d.Response.Stop, d.Response.Usage, d.Response.Failure, d.Response.Output)
+		m.response(at, d.TurnID, &d.Response)
 	case "tool_call_status":
 		m.status(at, d.CallID, d.Status.Error, d.Operations)
 	}
 }
 
-// byKind reads a line that does not fit the union again: the envelope,
-// then Data by its kind, outputs by their type, shell states alone.
-func (m *mapper) byKind(line []byte) {
-	var e envelope
-	if err := jsonparse.Parse(envelopeCodec, line, &e); err != nil {
-		m.emit(stream.RunnerError{At: m.latest, Message: "unparseable runner output: " + oneLine(string(line), 200)})
-		return
-	}
-	if e.Type == "error" {
-		m.emit(stream.RunnerError{At: m.latest, Message: e.Message})
-		return
-	}
-	at := e.RecordedAt
-	m.latest = at
-	fail := func(what string, err error) {
-		m.emit(stream.RunnerError{At: at, Message: fmt.Sprintf("failed to decode %s: %v", what, err)})
-	}
-	switch e.Kind {
-	case "input":
-		var in inputData
-		if err := parseData(inputCodec, e.Data, &in); err != nil {
-			fail("input", err)
-			return
-		}
-		m.input(at, in.ID, in.Kind, in.Payload)
-	case "turn":
-		var t turnData
-		parseData(turnCodec, e.Data, &t) // a turn_id of another type leaves it empty
-		m.turn(at, t.ID)
-	case "model_response":
-		var r responseData
-		if err := parseData(responseCodec, e.Data, &r); err != nil {
-			fail("model_response", err)
-			return
-		}
-		var outs []output
-		for _, o := range r.Response.Output {
-			var d outputData
-			if o.Type == "tool_call" || o.Type == "message" || o.Type == "reasoning" {
-				if jsonparse.Parse(outputCodec, []byte(o.Data), &d) != nil {
-					continue // an output that does not decode gives nothing
-				}
-			}
-			outs = append(outs, output{Type: o.Type, Data: d})
-		}
-		m.response(at, r.TurnID, r.Response.Stop, r.Response.Usage, r.Response.Failure, outs)
-	case "tool_call_status":
-		var s statusData
-		if err := parseData(statusCodec, e.Data, &s); err != nil {
-			fail("tool_call_status", err)
-			return
-		}
-		ops := make([]operation, len(s.Operations))
-		for i, o := range s.Operations {
-			ops[i] = operation{ID: o.ID, Type: o.Type, Status: o.Status}
-			if o.Type == shellOp && jsonparse.Parse(shellStateCodec, []byte(o.State), &ops[i].State) != nil {
-				ops[i].State = shellState{} // a state that does not decode reads as empty
-			}
-		}
-		m.status(at, s.CallID, s.Status.Error, ops)
-	}
-}
-
-// parseData reads a Data that the envelope kept as text. A missing Data
-// does not decode, as an empty text does not.
-func parseData(c jsonparse.Codec, text jsonparse.Raw, v any) error {
-	if text == "" {
-		return errMissingData
-	}
-	return jsonparse.Parse(c, []byte(text), v)
-}
-
-var errMissingData = fmt.Errorf("no Data")
-
 // input maps an input: a user's, a developer's or a control message.
 func (m *mapper) input(at time.Time, id, kind string, payload jsonparse.Raw) {
 	switch kind {
 	case "external":
-		m.emit(stream.UserMessage{At: at, ID: id, Text: payloadText(payload)})
+		m.emit(stream.UserMessage{At: at, ID: id, Text: harness.Text(payload)})
 	case "developer":
-		m.emit(stream.DeveloperMessage{At: at, ID: id, Text: payloadText(payload)})
+		m.emit(stream.DeveloperMessage{At: at, ID: id, Text: harness.Text(payload)})
 	case "control":
-		var c control
-		var err error
-		switch kind := jsonKind(payload); kind {
-		case "null": // as encoding/json reads null into a struct: nothing set
-		case "object":
-			err = parseData(controlCodec, payload, &c)
-		default:
-			err = fmt.Errorf("want an object, got %s", kind)
-		}
+		mode, effort, reason, err := harness.Control(payload)
 		if err != nil {
 			m.emit(stream.RunnerError{At: at, Message: fmt.Sprintf("failed to decode control input: %v", err)})
 			return
 		}
-		m.emit(stream.ControlInput{At: at, ID: id, Mode: c.Mode, Effort: c.Parameters.ReasoningEffort, Reason: c.Reason})
+		m.emit(stream.ControlInput{At: at, ID: id, Mode: mode, Effort: effort, Reason: reason})
 	}
-}
-
-// jsonKind names the JSON type of a value's text ("" for none).
-func jsonKind(v jsonparse.Raw) string {
-	s := strings.TrimLeft(string(v), " \t\r\n")
-	if s == "" {
-		return ""
-	}
-	switch s[0] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-// payloadText is a message's text: its Payload when that is a JSON string
-// (null is none), else the Payload's JSON text as it is.
-func payloadText(p jsonparse.Raw) string {
-	switch {
-	case p == "null":
-		return ""
-	case strings.HasPrefix(string(p), `"`):
-		if s, err := jsonparse.Unquote([]byte(p)); err == nil {
-			return s
-		}
-	}
-	return string(p)
 }
 
 func (m *mapper) turn(at time.Time, id string) {
@@ -381,7 +112,8 @@ func (m *mapper) turn(at time.Time, id string) {
 	m.emit(stream.TurnStarted{At: at, Turn: m.turns, TurnID: id})
 }
 
-func (m *mapper) response(at time.Time, turnID, stop string, u usage, f *failure, outs []output) {
+func (m *mapper) response(at time.Time, turnID string, r *harness.Response) {
+	u, stop := r.Usage, r.Stop
 	turn := m.turns
 	if n, ok := m.turnIDs[turnID]; ok {
 		turn = n
@@ -392,11 +124,11 @@ func (m *mapper) response(at time.Time, turnID, stop string, u usage, f *failure
 	if !m.turnStart.IsZero() {
 		e.Duration = at.Sub(m.turnStart)
 	}
-	if f != nil {
+	if f := r.Failure; f != nil {
 		e.Failure = strings.TrimSpace(f.Code + ": " + f.Message)
 	}
 	m.emit(e)
-	for _, o := range outs {
+	for _, o := range r.Output {
 		d := o.Data
 		switch o.Type {
 		case "tool_call":
@@ -415,7 +147,7 @@ func (m *mapper) response(at time.Time, turnID, stop string, u usage, f *failure
 	}
 }
 
-func (m *mapper) status(at time.Time, callID, callErr string, ops []operation) {
+func (m *mapper) status(at time.Time, callID, callErr string, ops []harness.Operation) {
 	c := m.calls[callID]
 	if callErr != "" && !m.failed[callID] {
 		m.failed[callID] = true
@@ -445,7 +177,7 @@ func (m *mapper) status(at time.Time, callID, callErr string, ops []operation) {
 }
 
 // outcome is whether an operation that ended succeeded, and its detail.
-func outcome(o operation) (bool, string) {
+func outcome(o harness.Operation) (bool, string) {
 	ok, detail := o.Status == "completed", o.Status
 	if o.Type != shellOp {
 		return ok, detail

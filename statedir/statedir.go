@@ -11,7 +11,10 @@
 // DESIGN.md, "Runner records → v1 events"), and run_finished from the
 // summary, so that every reader of the stream package (the fold, the
 // checker, the command's views) reads a run directory as it reads a
-// stream. The records are read with the stream package's parser.
+// stream. The records are read as uagent reads them, by encoding/json's
+// rules (keys in any case, a null line an empty record, a value of another
+// type in any typed field a failed reading, a missing time the zero time),
+// with the stream package's parser where that reads them alike.
 package statedir
 
 import (
@@ -283,12 +286,14 @@ func (r *Run) begin(yield func(stream.Event) bool, stopped *bool) (func(stream.E
 }
 
 // finished is the run's run_finished, from its summary: at started_at
-// plus wall.
+// plus wall, which is the run's end only to the millisecond (the runner
+// truncates it): its EndWithin says so, so that the fold checks the
+// summary against every end in that millisecond.
 func (r *Run) finished() stream.RunFinished {
 	s := r.Summary
 	res := stream.SummaryFromDTO(*s)
 	res.Stats = s.Stats.Stats()
-	return stream.RunFinished{At: s.StartedAt.Add(time.Duration(s.WallMS) * time.Millisecond), Result: res}
+	return stream.RunFinished{At: s.StartedAt.Add(time.Duration(s.WallMS) * time.Millisecond), Result: res, EndWithin: time.Millisecond}
 }
 
 // records maps every line of events.jsonl.
@@ -358,14 +363,22 @@ func ignoreEOF(err error) error {
 func (m *mapper) whole(line []byte) bool { return json.Valid(line) }
 
 // Write writes the run as the v1 stream uagent writes with --stream (see
-// Events), one line per event, through a stream.Sink. The error is the
-// writer's; what could not be read of the run is in Problems.
+// Events), one line per event, each with one Write call (see
+// stream.AppendEvent: a record without a time gives a line at the zero
+// time, as uagent writes it). The error is the writer's; what could not be
+// read of the run is in Problems.
 func (r *Run) Write(w io.Writer) error {
-	sink := stream.NewSink(w)
+	var line []byte
 	for e := range r.Events() {
-		sink.Emit(e)
+		var err error
+		if line, err = stream.AppendEvent(line[:0], e); err != nil {
+			return err
+		}
+		if _, err := w.Write(append(line, '\n')); err != nil {
+			return fmt.Errorf("stream: write %s: %w", r.ID, err)
+		}
 	}
-	return sink.Err()
+	return nil
 }
 
 // Runs returns the runs of a state directory, in the order of their

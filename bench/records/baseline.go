@@ -20,6 +20,7 @@ import (
 // statedir's, so that the two can be checked against each other.
 
 type bLine struct {
+	Sequence   int64     `json:"Sequence"`
 	Type       string    `json:"type"`
 	Message    string    `json:"message"`
 	RecordedAt time.Time `json:"RecordedAt"`
@@ -87,16 +88,18 @@ type bShellOp struct {
 }
 
 type bShellState struct {
-	OutPath string `json:"OutPath"`
-	ErrPath string `json:"ErrPath"`
-	Result  *struct {
-		ExitCode int64 `json:"ExitCode"`
+	ProcessGroupID int    `json:"ProcessGroupID"`
+	OutPath        string `json:"OutPath"`
+	ErrPath        string `json:"ErrPath"`
+	Result         *struct {
+		ExitCode int `json:"ExitCode"`
 	} `json:"Result"`
 	TerminalError string `json:"TerminalError"`
 }
 
 // The shapes of the second reading.
 type bItem struct {
+	Sequence   int64           `json:"Sequence"`
 	Type       string          `json:"type"`
 	Message    string          `json:"message"`
 	RecordedAt time.Time       `json:"RecordedAt"`
@@ -121,6 +124,7 @@ type bRawResponse struct {
 }
 
 type bRawStatus struct {
+	TurnID     string      `json:"TurnID"`
 	CallID     string      `json:"CallID"`
 	Status     bCallStatus `json:"Status"`
 	Operations []struct {

@@ -3,7 +3,7 @@
 //
 //	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-
 //	uagent-stream validate [--json] [--strict] [--exit-code N] FILE…
-//	uagent-stream stats [--check] [--allow-errors] FILE…
+//	uagent-stream stats [--check] [--allow-errors] [--json] FILE…
 //	uagent-stream timeline [-o OUT.svg] FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…
 //	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…
@@ -64,7 +64,7 @@ func init() {
 	commands = []command{
 		{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-", "render a run for people (live with -f)", cmdCat},
 		{"validate", "[--json] [--strict] [--exit-code N] FILE…", "report every violation of the stream rules", cmdValidate},
-		{"stats", "[--check] [--allow-errors] FILE…", "print the summary recomputed from the events", cmdStats},
+		{"stats", "[--check] [--allow-errors] [--json] FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)", cmdStats},
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
 		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/tablestream"
 )
 
 // The hand-written state directory of the statedir package's tests.
@@ -45,9 +47,12 @@ func TestConvert(t *testing.T) {
 	assert.Equal(t, cat, catDir, "cat reads a run directory as its stream")
 }
 
-// stats of a run directory is uagent stats': summary.json's metadata, the
-// stats and answer recomputed from the records; without summary.json, the
-// status as if the runner exited 0 and the event span as the wall time.
+// stats of a run directory is the runner's summary recomputed:
+// summary.json's metadata, the stats and answer recomputed from the
+// records, with the open turns and tools closed at the run's end as the
+// runner closes them; without summary.json, the status as if the runner
+// exited 0 and the event span as the wall time. --json, uagent stats'
+// flag, is accepted: the output is the same.
 func TestStatsOfARunDirectory(t *testing.T) {
 	code, out, stderr := runCmd(t, "", "stats", runDir("20261101-100000-5f3c2a1e"))
 	require.Equal(t, 0, code, stderr)
@@ -58,6 +63,9 @@ func TestStatsOfARunDirectory(t *testing.T) {
 	assert.Equal(t, want, got, "the events give what the summary says")
 	code, _, _ = runCmd(t, "", "stats", "--check", runDir("20261101-100000-5f3c2a1e"))
 	assert.Equal(t, 0, code)
+	code, outJSON, _ := runCmd(t, "", "stats", "--json", runDir("20261101-100000-5f3c2a1e"))
+	assert.Equal(t, 0, code)
+	assert.Equal(t, out, outJSON, "--json changes nothing")
 
 	code, out, stderr = runCmd(t, "", "stats", runDir("20261101-090000-5f3c2a1e"))
 	require.Equal(t, 0, code, stderr)
@@ -128,4 +136,61 @@ func TestCatFollowARunDirectory(t *testing.T) {
 	_, want, _ := runCmd(t, "", "cat", "--no-color", src)
 	require.Equal(t, want, r.stdout)
 	require.Contains(t, r.stdout, "── ok · exit 0")
+}
+
+// A run that timed out with a turn and a tool still open: the runner
+// closed them at its end, 09:00:01.0009, and saved wall_ms 1000 (the
+// millisecond truncated), with model_ms, tool_busy_ms and
+// tool_model_overlap_ms of 1000, as worked out by hand: the open turn
+// from .0003 and the tool from .0002 to 1.0009. The rebuilt run_finished
+// is at 09:00:01, where they would be 999: no command says the summary
+// disagrees with its events.
+func TestAFaithfulRunDirectoryIsNotFlagged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "runs", "20261101-090000-5f3c2a1e")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	records := `{"Sequence":1,"RecordedAt":"2026-11-01T09:00:00.0001Z","Kind":"turn","Data":{"ID":"t1"}}
+{"Sequence":2,"RecordedAt":"2026-11-01T09:00:00.00015Z","Kind":"model_response","Data":{"TurnID":"t1","Response":{"Stop":"tool_use","Output":[{"Type":"tool_call","Data":{"CallID":"c1","Name":"Bash","Arguments":"{\"command\":\"sleep 9\"}"}}],"Usage":{},"Failure":null}}}
+{"Sequence":3,"RecordedAt":"2026-11-01T09:00:00.0002Z","Kind":"tool_call_status","Data":{"CallID":"c1","Status":{},"Operations":[{"ID":"o1","Type":"shell","Status":"running","State":{"ProcessGroupID":7}}]}}
+{"Sequence":4,"RecordedAt":"2026-11-01T09:00:00.0003Z","Kind":"turn","Data":{"ID":"t2"}}
+`
+	summary := `{"v":1,"run_id":"20261101-090000-5f3c2a1e","session_id":"5f3c2a1e-1111","provider":"p","model":"m","effort":"","workspace":"/w",
+"started_at":"2026-11-01T09:00:00Z","status":"timeout","runner_exit_code":-1,"wall_ms":1000,
+"stats":{"event_span_ms":0,"model_ms":1000,"tool_busy_ms":1000,"tool_model_overlap_ms":1000,"turns":2,"user_messages":0,
+"model_responses":1,"tool_calls":1,"failed_tool_calls":0,"max_parallel_tools":1,"tools_by_name":{"Bash":1},
+"tokens":{"input":0,"cached_input":0,"cache_write_input":0,"output":0,"reasoning":0},"stop_reasons":{"tool_use":1},
+"failures":[],"errors":[],"warnings":[],"final_answer":false},"answer":""}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(records), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "summary.json"), []byte(summary), 0o600))
+
+	code, out, stderr := runCmd(t, "", "validate", dir)
+	assert.Equal(t, 0, code, "validate: %s%s", out, stderr)
+	code, out, stderr = runCmd(t, "", "stats", "--check", dir)
+	assert.Equal(t, 0, code, "stats --check: %s%s", out, stderr)
+	_, out, _ = runCmd(t, "", "stats", dir)
+	var got stream.SummaryDTO
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, [3]int64{1000, 1000, 1000}, [3]int64{got.Stats.ModelMS, got.Stats.ToolBusyMS, got.Stats.ToolModelOverlapMS},
+		"stats gives the runner's figures")
+	_, out, _ = runCmd(t, "", "cat", "--no-color", dir)
+	assert.NotContains(t, out, "disagree")
+	tables := t.TempDir()
+	code, _, stderr = runCmd(t, "", "export", "-o", tables, filepath.Dir(filepath.Dir(dir)))
+	require.Equal(t, 0, code, stderr)
+	rows := readTable[tablestream.RunRow](t, tables, "runs")
+	require.Len(t, rows, 1)
+	assert.False(t, rows[0].SummaryDiffers, "export's summary_differs")
+
+	// The same summary a millisecond off is a difference.
+	wrong := strings.Replace(summary, `"tool_busy_ms":1000`, `"tool_busy_ms":1001`, 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "summary.json"), []byte(wrong), 0o600))
+	code, out, _ = runCmd(t, "", "stats", "--check", dir)
+	assert.Equal(t, 1, code, out)
+	// So is a summary that no single end gives, though each figure is
+	// one some end gives: the model's time of an end after .00025 (the
+	// open turn's 999.75 ms reach 1000), the tool's of one before .0002.
+	wrong = strings.NewReplacer(`"tool_busy_ms":1000`, `"tool_busy_ms":999`, `"tool_model_overlap_ms":1000`, `"tool_model_overlap_ms":999`).Replace(summary)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "summary.json"), []byte(wrong), 0o600))
+	code, out, _ = runCmd(t, "", "stats", "--check", dir)
+	assert.Equal(t, 1, code, out)
 }

@@ -100,7 +100,9 @@ func TestCatFollowASessionReplaced(t *testing.T) {
 	tmp := filepath.Join(dir, "new.jsonl")
 	require.NoError(t, os.WriteFile(tmp, second, 0o644))
 	require.NoError(t, os.Rename(tmp, path)) // a new file at the path
-	require.Eventually(t, func() bool { return strings.Contains(out.String(), "answer ⋯ SECOND") || strings.Contains(out.String(), "answer: SECOND") },
+	require.Eventually(t, func() bool {
+		return strings.Contains(out.String(), "answer ⋯ SECOND") || strings.Contains(out.String(), "answer: SECOND")
+	},
 		10*time.Second, 10*time.Millisecond, "%s", out.String())
 	require.NoError(t, os.WriteFile(path, first[:len(first)/3], 0o644)) // truncated, in place
 	require.Eventually(t, func() bool { return strings.Count(out.String(), "was replaced or truncated: a new run starts") == 2 },

@@ -16,6 +16,7 @@ func cmdStats(e env, args []string) error {
 	fs := flags(e, "stats")
 	check := fs.Bool("check", false, "compare with the stream's own run_finished summary; exit 1 on any difference")
 	allowErrors := fs.Bool("allow-errors", false, "exit 0 even when lines could not be read (they are still counted on stderr)")
+	fs.Bool("json", true, "print JSON (it always does: the flag is uagent stats' own, accepted for those who type it)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (w *statsWriter) stats(e env) int {
 			}
 		}
 		if e := l.Ended; e != nil {
-			if in.run != nil { // as uagent stats reads a run directory
+			if in.run != nil { // summary.json's metadata, as uagent stats keeps it
 				e.Summary = in.run.Stats(e.Recomputed)
 			}
 			last = e

@@ -17,6 +17,13 @@ import (
 // of this type takes any JSON value (null as "null").
 type Raw string
 
+// UnmarshalJSON keeps the value's text, as json.RawMessage does: a Raw
+// reads alike through encoding/json and the parser.
+func (r *Raw) UnmarshalJSON(text []byte) error {
+	*r = Raw(text)
+	return nil
+}
+
 // A Codec is the field table of a struct type, by its json tags: strings,
 // integers, booleans, RFC 3339 times, nested structs, pointers to structs
 // (nil for null), slices of structs, []string, map[string]int and Raw.
@@ -26,6 +33,16 @@ type Codec any
 // once, in a package variable: building one is not safe for concurrent
 // use.
 var NewCodec func(t reflect.Type) Codec
+
+// NewStrictCodec is NewCodec, for a reader that must read as
+// encoding/json does, and reads a line another way where the parser might
+// not: Parse fails, with ErrSyntax, where encoding/json would read
+// otherwise than the parser (a key that matches a field only ignoring
+// case, as encoding/json matches keys; a field's key twice in one object,
+// whose values encoding/json merges; a time string with an escape, which
+// time.Time.UnmarshalJSON does not unescape). Its types have at most 64
+// fields a struct.
+var NewStrictCodec func(t reflect.Type) Codec
 
 // Parse decodes the JSON object text into the struct v points to, whose
 // type's codec c is, as the stream package's Decoder decodes a line:

@@ -1,0 +1,84 @@
+package statedir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+)
+
+// runDir writes a run directory holding records (one per line) and no
+// summary, and returns it.
+func runDir(t *testing.T, records ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "20261101-090000-5f3c2a1e")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, EventsFile), []byte(strings.Join(records, "\n")+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, RequestFile), []byte(`{"session_id":"5f3c2a1e-0000"}`), 0o644))
+	return dir
+}
+
+// Records are read by encoding/json's rules, as uagent reads them: each
+// record below is read otherwise by a reader that matches keys exactly,
+// reads a null line as not JSON, ignores the typed fields the mapping
+// does not use, or stamps a record without a time; the lines are what
+// uagent writes of them, by hand.
+func TestRecordsReadAsUagentReadsThem(t *testing.T) {
+	dir := runDir(t,
+		// keys in another case are the fields'
+		`{"sequence":1,"recordedat":"2026-11-01T09:00:01Z","kind":"turn","data":{"id":"t1"}}`,
+		// a null line is an empty record: nothing
+		`null`,
+		// a Sequence that is a string fails both readings
+		`{"Sequence":"3","RecordedAt":"2026-11-01T09:00:02Z","Kind":"turn","Data":{"ID":"t2"}}`,
+		`{"RecordedAt":"2026-11-01T09:00:03Z","Kind":"model_response","Data":{"TurnID":"t1","Response":{"Output":[{"Type":"tool_call","Data":{"CallID":"c1","Name":"Bash","Arguments":"{\"command\":\"make\"}"}}]}}}`,
+		// a shell State whose ProcessGroupID is a string: the first reading
+		// fails, the second reads the state as empty (no exit code, no paths)
+		`{"RecordedAt":"2026-11-01T09:00:04Z","Kind":"tool_call_status","Data":{"CallID":"c1","Operations":[{"ID":"o1","Type":"shell","Status":"completed","State":{"ProcessGroupID":"77","Result":{"ExitCode":2},"OutPath":"/out"}}]}}`,
+		// no RecordedAt, or null: the zero time
+		`{"Kind":"input","Data":{"ID":"m1","Kind":"external","Payload":"again"}}`,
+		`{"RecordedAt":null,"Kind":"turn","Data":{"ID":"t3"}}`,
+	)
+	got, _ := convert(t, dir)
+	want := strings.Join([]string{
+		`{"v":1,"type":"run_started","at":"2026-11-01T09:00:00Z","run_id":"20261101-090000-5f3c2a1e","session_id":"5f3c2a1e-0000","provider":"","model":"","effort":"","workspace":""}`,
+		`{"v":1,"type":"turn_started","at":"2026-11-01T09:00:01Z","turn":1,"turn_id":"t1"}`,
+		`{"v":1,"type":"runner_error","at":"2026-11-01T09:00:01Z","message":"unparseable runner output: {\"Sequence\":\"3\",\"RecordedAt\":\"2026-11-01T09:00:02Z\",\"Kind\":\"turn\",\"Data\":{\"ID\":\"t2\"}}"}`,
+		`{"v":1,"type":"model_responded","at":"2026-11-01T09:00:03Z","turn":1,"turn_id":"t1","duration_ms":2000,"usage":{"input":0,"cached_input":0,"cache_write_input":0,"output":0,"reasoning":0}}`,
+		`{"v":1,"type":"tool_called","at":"2026-11-01T09:00:03Z","call_id":"c1","name":"Bash","label":"make","arguments":"{\"command\":\"make\"}"}`,
+		`{"v":1,"type":"tool_started","at":"2026-11-01T09:00:04Z","call_id":"c1","op_id":"o1","name":"Bash","label":"make","op_type":"shell"}`,
+		`{"v":1,"type":"tool_finished","at":"2026-11-01T09:00:04Z","call_id":"c1","op_id":"o1","name":"Bash","label":"make","ok":true,"detail":"completed","duration_ms":0,"op_type":"shell"}`,
+		`{"v":1,"type":"user_message","at":"0001-01-01T00:00:00Z","id":"m1","text":"again"}`,
+		`{"v":1,"type":"turn_started","at":"0001-01-01T00:00:00Z","turn":2,"turn_id":"t3"}`,
+		``,
+	}, "\n")
+	if d := cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n")); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// A record without a time is at the zero time, whenever it is read: the
+// run's stats are the same on every reading.
+func TestARecordWithoutATimeIsTheSameEveryTime(t *testing.T) {
+	dir := runDir(t,
+		`{"RecordedAt":"2026-11-01T09:00:01Z","Kind":"turn","Data":{"ID":"t1"}}`,
+		`{"Kind":"model_response","Data":{"TurnID":"t1","Response":{"Output":[{"Type":"message","Data":{"Role":"assistant","Text":"a"}}]}}}`,
+		`{"RecordedAt":"2026-11-01T09:00:03Z","Kind":"input","Data":{"ID":"m1","Kind":"external","Payload":"b"}}`,
+	)
+	summary := func() stream.SummaryDTO {
+		r, err := OpenRun(dir)
+		require.NoError(t, err)
+		var f stream.Fold
+		for e := range r.Events() {
+			f.AddEvent(e)
+		}
+		return f.Recomputed().Summary
+	}
+	first := summary()
+	require.Equal(t, int64(2000), first.Stats.EventSpanMS, "a zero time is not observed")
+	require.Equal(t, first, summary())
+}
