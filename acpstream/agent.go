@@ -106,13 +106,13 @@ func Command(argv []string, prepare func(*exec.Cmd), opts ...execstream.Option) 
 // editor connection with it. Sessions are independent, and several may
 // answer prompts at once; a session answers one prompt at a time.
 type Agent struct {
-	start    Starter
-	info     acp.Implementation
-	log      io.Writer
-	stateDir string   // where uagent saves its runs, for session/list and session/load
-	models   []string // the models a person may choose, when given
-	effort   string   // the command's own effort, when it says
-	window   int      // the models' context window, for usage_update; 0: not sent
+	start     Starter
+	info      acp.Implementation
+	log       io.Writer
+	stateDirs []string // the history (uagent's, uah's), for session/list and session/load
+	models    []string // the models a person may choose, when given
+	effort    string   // the command's own effort, when it says
+	window    int      // the models' context window, for usage_update; 0: not sent
 
 	mu       sync.Mutex // guards conn, sessions and the sessions' fields
 	conn     *acp.AgentSideConnection
@@ -135,10 +135,10 @@ func WithInfo(name, version string) Option {
 // editor's stdout is the protocol's alone.
 func WithLog(w io.Writer) Option { return func(a *Agent) { a.log = w } }
 
-// WithStateDir sets uagent's state directory (see statedir.Dir), where
-// session/list and session/load find the saved sessions. Without it they
-// find none.
-func WithStateDir(dir string) Option { return func(a *Agent) { a.stateDir = dir } }
+// WithStateDir sets the state directories of the history (see
+// statedir.Homes: uagent's, uah's home), where session/list and
+// session/load find the saved sessions. Without one they find none.
+func WithStateDir(dirs ...string) Option { return func(a *Agent) { a.stateDirs = dirs } }
 
 // WithModels offers the models as a session config option (category
 // model); without it, the model is the command's.

@@ -26,11 +26,15 @@ func Efforts() []string { return slices.Clone(efforts) }
 // listPage is how many sessions one session/list answer holds.
 const listPage = 50
 
-// ListSessions lists the sessions of the state directory that ran in cwd
-// (all of them without one), the one of the latest activity first, a
-// page at a time: each with its first prompt as its title (one line, cut
-// to 80 runes) and its last run's end as updatedAt. The cursor is the
-// index of the page's first session.
+// ListSessions lists the sessions of the history that ran in cwd (all of
+// them without one), the one of the latest activity first, a page at a
+// time: each with its title (uah's sidecar's first prompt, else the first
+// run's: one line, cut to 80 runes) and its last run's end as updatedAt.
+// A subagent's session is not listed at the top: it is in its parent's
+// entry, _meta "uagentkit/subagents" (a list of entries as these, with
+// their own subagents), when uah's sidecar names a parent the history
+// has. Every listed id loads. The cursor is the index of the page's
+// first session.
 func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	from := 0
@@ -41,19 +45,28 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 		}
 		from = n
 	}
-	if a.stateDir == "" {
+	if len(a.stateDirs) == 0 {
 		return out, nil
 	}
-	ss, problems := statedir.Sessions(a.stateDir)
+	ss, problems := statedir.Sessions(a.stateDirs...)
 	if len(problems) > 0 {
-		a.logf("acp: session/list: %d entries of the state directory could not be read; the first: %v", len(problems), problems[0])
+		a.logf("acp: session/list: %d entries of the history could not be read; the first: %v", len(problems), problems[0])
+	}
+	children := map[string][]statedir.Session{}
+	var top []statedir.Session
+	for _, s := range ss {
+		if s.Parent() != "" {
+			children[s.Parent()] = append(children[s.Parent()], s)
+		} else {
+			top = append(top, s)
+		}
 	}
 	if p.Cwd != nil && *p.Cwd != "" {
 		cwd := filepath.Clean(*p.Cwd)
-		ss = slices.DeleteFunc(ss, func(s statedir.Session) bool { return filepath.Clean(s.Workspace()) != cwd })
+		top = slices.DeleteFunc(top, func(s statedir.Session) bool { return filepath.Clean(s.Workspace()) != cwd })
 	}
-	for i := from; i < len(ss) && i < from+listPage; i++ {
-		s := ss[i]
+	var entry func(s statedir.Session) acp.SessionInfo
+	entry = func(s statedir.Session) acp.SessionInfo {
 		info := acp.SessionInfo{SessionId: acp.SessionId(line(s.ID)), Cwd: line(s.Workspace())}
 		if t := s.Title(); t != "" {
 			title := line(t)
@@ -63,9 +76,19 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 			at := u.UTC().Format(time.RFC3339Nano)
 			info.UpdatedAt = &at
 		}
-		out.Sessions = append(out.Sessions, info)
+		if kids := children[s.ID]; len(kids) > 0 {
+			subs := make([]acp.SessionInfo, len(kids))
+			for i, k := range kids {
+				subs[i] = entry(k)
+			}
+			info.Meta = map[string]any{"uagentkit/subagents": subs}
+		}
+		return info
 	}
-	if from+listPage < len(ss) {
+	for i := from; i < len(top) && i < from+listPage; i++ {
+		out.Sessions = append(out.Sessions, entry(top[i]))
+	}
+	if from+listPage < len(top) {
 		next := strconv.Itoa(from + listPage)
 		out.NextCursor = &next
 	}
@@ -76,10 +99,10 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 // names id: as session/list showed it (what a terminal may act on
 // escaped), or as it is.
 func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
-	if a.stateDir == "" {
+	if len(a.stateDirs) == 0 {
 		return statedir.Session{}, false
 	}
-	ss, _ := statedir.Sessions(a.stateDir)
+	ss, _ := statedir.Sessions(a.stateDirs...)
 	for _, s := range ss {
 		if s.ID == string(id) {
 			return s, true

@@ -72,17 +72,23 @@ type Source struct {
 	Path string
 	// Run is a run directory's, nil for a file.
 	Run *statedir.Run
+	// Sidecar is uah's sidecar of a run directory's session, when its
+	// home has one: the sessions table's source, parent and title.
+	Sidecar *statedir.Sidecar
 	// key names the input across exports; fingerprint says whether it
 	// changed since.
 	key, fingerprint string
 }
 
-// Sources lists what the inputs hold: a FILE as given; a state
-// directory's runs; a run directory; the *.jsonl files and run
-// directories under any other DIR, in lexical order. What cannot be read
-// (a missing input, a directory that cannot be listed, a file that is not
-// a regular one, a run directory that cannot be opened) is said to
-// problem and left out; the rest is listed.
+// Sources lists what the inputs hold: a FILE as given; the runs of the
+// state directories (read together as one history, statedir.OpenHistory:
+// a run in two of them is listed once, and each has its session's
+// sidecar), where the first of them is given; a run directory; the
+// *.jsonl files and run directories under any other DIR, in lexical
+// order. What cannot be read (a missing input, a directory that cannot be
+// listed, a file that is not a regular one, a run directory that cannot
+// be opened, a sidecar) is said to problem and left out; the rest is
+// listed.
 func Sources(inputs []string, problem func(error)) []Source {
 	return sourcesWalking(inputs, problem, filepath.WalkDir)
 }
@@ -91,10 +97,16 @@ func Sources(inputs []string, problem func(error)) []Source {
 // walker only in tests).
 func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.WalkDirFunc) error) []Source {
 	var out []Source
-	addRun := func(r *statedir.Run) {
+	addRun := func(r *statedir.Run, sc *statedir.Sidecar) {
 		id, _ := valid(r.ID)
-		out = append(out, Source{Path: r.Dir, Run: r, key: "run:" + id, fingerprint: fingerprint(
+		out = append(out, Source{Path: r.Dir, Run: r, Sidecar: sc, key: "run:" + id, fingerprint: fingerprint(
 			filepath.Join(r.Dir, statedir.EventsFile), filepath.Join(r.Dir, statedir.SummaryFile))})
+	}
+	var homes []string
+	for _, in := range inputs {
+		if statedir.IsStateDir(in) {
+			homes = append(homes, in)
+		}
 	}
 	addFile := func(path string) {
 		abs, err := filepath.Abs(path)
@@ -112,12 +124,16 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 		case !info.IsDir():
 			addFile(in)
 		case statedir.IsStateDir(in):
-			for r, err := range statedir.Runs(in) {
-				if err != nil {
-					problem(err)
-					continue
-				}
-				addRun(r)
+			if in != homes[0] {
+				continue // read with the first
+			}
+			h := statedir.OpenHistory(homes...)
+			_, parents := h.Sessions()
+			for _, p := range append(h.Problems(), parents...) {
+				problem(p)
+			}
+			for _, r := range h.Runs() {
+				addRun(r, h.Sidecar(r.SessionID()))
 			}
 		case statedir.IsRun(in):
 			r, err := statedir.OpenRun(in)
@@ -125,7 +141,7 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 				problem(err)
 				continue
 			}
-			addRun(r)
+			addRun(r, nil)
 		default:
 			walk(in, func(path string, d fs.DirEntry, err error) error {
 				switch {
@@ -143,7 +159,7 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 					if err != nil {
 						problem(err)
 					} else {
-						addRun(r)
+						addRun(r, nil)
 					}
 					return fs.SkipDir
 				case d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl"):
@@ -190,6 +206,11 @@ type entry struct {
 	Source      string `json:"source"`
 	Fingerprint string `json:"fingerprint"`
 	Finished    bool   `json:"finished"`
+	// What the run's session's sidecar said when the run was exported,
+	// and (with content) the run's first prompt: the sessions table's.
+	SessionSource string  `json:"session_source,omitempty"`
+	SessionParent string  `json:"session_parent,omitempty"`
+	Prompt        *string `json:"prompt,omitempty"`
 	tablestream.RunRow
 }
 
@@ -255,12 +276,13 @@ type Export struct {
 	content             bool
 	app, version        string
 	unlock              func()
-	held                map[string]heldRun // by run key
-	sources             map[string]source  // what the published batches hold of each input, by its key
-	claimed             map[string]bool    // the runs this export writes, by run key: a run is written once
-	sessionBatches      []string           // the sessions batches published now
-	main                string             // the batch of the finished runs, in staging
-	retract             []string           // the published batches this export replaces
+	held                map[string]heldRun           // by run key
+	sources             map[string]source            // what the published batches hold of each input, by its key
+	claimed             map[string]bool              // the runs this export writes, by run key: a run is written once
+	sessionBatches      []string                     // the sessions batches published now
+	sidecars            map[string]*statedir.Sidecar // uah's sidecars of the sessions read now, by session id
+	main                string                       // the batch of the finished runs, in staging
+	retract             []string                     // the published batches this export replaces
 	mu                  sync.Mutex
 	runs                []newRun // the runs this export read, whose runs rows are written last
 	exported            int
@@ -293,7 +315,7 @@ func Open(dir string, opts ...Option) (*Export, error) {
 	}
 	b := make([]byte, 4)
 	rand.Read(b)
-	x := &Export{dir: dir, app: "uagentkit-stream", unlock: unlock, held: map[string]heldRun{}, sources: map[string]source{},
+	x := &Export{dir: dir, app: "uagentkit-stream", unlock: unlock, held: map[string]heldRun{}, sources: map[string]source{}, sidecars: map[string]*statedir.Sidecar{},
 		claimed: map[string]bool{},
 		stamp:   time.Now().UTC().Format("20060102T150405Z") + "-" + enchex.EncodeToString(b)}
 	for _, o := range opts {
@@ -393,6 +415,11 @@ var errWrite = errors.New("writing the tables")
 // order. An error writing a part, or ctx ending, ends the export: then
 // call Abort.
 func (x *Export) Write(ctx context.Context, srcs []Source, problem func(error)) error {
+	for _, s := range srcs {
+		if s.Sidecar != nil && s.Run != nil {
+			x.sidecars[s.Run.SessionID()] = s.Sidecar
+		}
+	}
 	todo := x.plan(srcs)
 	x.main = "b-" + x.stamp
 	var mu sync.Mutex // guards failed
@@ -523,7 +550,7 @@ func (x *Export) export(main *parts, s Source) report {
 			t = tablestream.Tables{}
 			continue
 		}
-		if err := x.add(main, key, s.key, s.fingerprint, t); err != nil {
+		if err := x.add(main, entry{Key: key, Source: s.key, Fingerprint: s.fingerprint}, s.Sidecar, t); err != nil {
 			r.err = fmt.Errorf("%w of %s: %w", errWrite, s.Path, err)
 			break
 		}
@@ -606,10 +633,10 @@ func (x *Export) heldRun(key, fingerprint string) bool {
 
 // add writes a run's rows: into the worker's parts of the main batch
 // when it has finished, else into a batch of its own.
-func (x *Export) add(main *parts, key, src, fingerprint string, t tablestream.Tables) error {
+func (x *Export) add(main *parts, e entry, sc *statedir.Sidecar, t tablestream.Tables) error {
 	dest, batch := main, x.main
 	if t.Run.CutOff { // unfinished: a batch of its own, replaced when the run changes
-		batch = fmt.Sprintf("live-%x-%s", sha256.Sum256([]byte(key)), x.stamp)
+		batch = fmt.Sprintf("live-%x-%s", sha256.Sum256([]byte(e.Key)), x.stamp)
 		batch = batch[:len("live-")+16] + batch[len("live-")+64:]
 		dest = x.parts(filepath.Join(x.staging, batch), "part-000")
 	}
@@ -620,10 +647,32 @@ func (x *Export) add(main *parts, key, src, fingerprint string, t tablestream.Ta
 	if err != nil {
 		return err
 	}
+	e.Finished, e.RunRow = !t.Run.CutOff, t.Run
+	if sc != nil {
+		e.SessionSource, e.SessionParent = sc.Source, sc.Parent
+	}
+	if i := slices.IndexFunc(t.Messages, func(m tablestream.MessageRow) bool { return m.Role == "user" }); i >= 0 {
+		p := cutRunes(t.Messages[i].Text, titleRunes) // messages are there with content only
+		e.Prompt = &p
+	}
 	x.mu.Lock()
-	x.runs = append(x.runs, newRun{batch: batch, entry: entry{Key: key, Source: src, Fingerprint: fingerprint, Finished: !t.Run.CutOff, RunRow: t.Run}})
+	x.runs = append(x.runs, newRun{batch: batch, entry: e})
 	x.mu.Unlock()
 	return nil
+}
+
+// titleRunes is how much of a first prompt a session's title keeps, as
+// uah keeps it in its sidecar: 200 characters, without an ellipsis.
+const titleRunes = 200
+
+func cutRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }
 
 // parts is the writers of a batch's tables but runs, for one worker (or
@@ -679,6 +728,7 @@ func (x *Export) finish() error {
 		all = append(all, &x.runs[i].RunRow)
 	}
 	sessions := tablestream.Sessions(all)
+	x.sidecarColumns(sessions)
 	byBatch := map[string][]newRun{}
 	var batches []string
 	for _, r := range x.runs {
@@ -710,6 +760,75 @@ func (x *Export) finish() error {
 	}
 	x.retract = append(x.retract, x.sessionBatches...)
 	return nil
+}
+
+// sidecarColumns fills the sessions' title, source and parent: from uah's
+// sidecar as this export read it, else as the last of the session's runs
+// exported with one found it; the title (with content) from the sidecar's
+// first prompt, else the first prompt of the session's first run.
+func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
+	type info struct {
+		source, parent string
+		at             *time.Time // the latest run that said them
+		first          *entry     // the first run, as tablestream.Sessions orders them
+	}
+	by := map[string]*info{}
+	note := func(e *entry) {
+		if e.SessionID == "" {
+			return
+		}
+		in := by[e.SessionID]
+		if in == nil {
+			in = &info{}
+			by[e.SessionID] = in
+		}
+		if in.first == nil || cmp.Or(compareTime(e.StartedAt, in.first.StartedAt), strings.Compare(e.RunID, in.first.RunID)) < 0 {
+			in.first = e
+		}
+		if (e.SessionSource != "" || e.SessionParent != "") && (in.at == nil || e.StartedAt != nil && e.StartedAt.After(*in.at)) {
+			in.source, in.parent, in.at = e.SessionSource, e.SessionParent, e.StartedAt
+		}
+	}
+	for _, h := range x.held {
+		note(&h.entry)
+	}
+	for i := range x.runs {
+		note(&x.runs[i].entry)
+	}
+	for i := range sessions {
+		s := &sessions[i]
+		in := by[s.SessionID]
+		if in == nil {
+			in = &info{}
+		}
+		s.Source, s.ParentSessionID = in.source, in.parent
+		if sc := x.sidecars[s.SessionID]; sc != nil {
+			s.Source, s.ParentSessionID = sc.Source, sc.Parent
+		}
+		if !x.content {
+			continue
+		}
+		if in.first != nil {
+			s.Title = in.first.Prompt
+		}
+		if sc := x.sidecars[s.SessionID]; sc != nil && sc.FirstPrompt != "" {
+			t := sc.FirstPrompt
+			s.Title = &t
+		}
+	}
+}
+
+// compareTime orders times as tablestream.Sessions does, a null one first.
+func compareTime(a, b *time.Time) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	}
+	return a.Compare(*b)
 }
 
 // writeManifest writes a batch's manifest.json, synced.

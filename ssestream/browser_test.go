@@ -177,3 +177,20 @@ func TestPageOfASession(t *testing.T) {
 	assert.Equal(t, 2, browserJS[int](t, ctx, `document.querySelectorAll("#transcript li.void").length`), "the reset voided a text and a reasoning")
 	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), "uah session "+sessions.ID)
 }
+
+// uah's goal and its refusal of effort updates, shown by name on the page.
+func TestPageShowsTheGoal(t *testing.T) {
+	ctx := testenv.Browser(t)
+	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "go on", Answer: "done", Goal: true}}})
+	srv := httptest.NewServer(NewHandler(recorded(t, b)))
+	defer srv.Close()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
+	until(t, ctx, `document.getElementById("transcript").textContent.includes("goal_cleared")`)
+	texts := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#transcript li")].map((li) => li.className + "|" + li.textContent.replace(/^[0-9.]+s/, ""))`)
+	for _, want := range []string{"control|goal_updated (set by user): active · Make the tests pass",
+		"control|goal_continued: Make the tests pass (continuation 1)",
+		"warning|! effort_updates_off: the effort changes with the next run: 400 unsupported",
+		"control|goal_updated (status by model): complete · Make the tests pass · done", "control|goal_cleared"} {
+		assert.Contains(t, texts, want, "in\n%s", strings.Join(texts, "\n"))
+	}
+}

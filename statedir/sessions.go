@@ -1,86 +1,47 @@
 package statedir
 
 import (
-	"cmp"
-	"os"
-	"path/filepath"
-	"runtime"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/uagentkit/stream"
 )
 
-// Session is a conversation: the runs of the state directory that share
-// a session_id, in the order they started. uagent --session ID resumes
-// one, so that its runs together are the whole conversation.
+// Session is a conversation: the runs of a history that share a
+// session_id, in the order they started. uagent --session ID resumes one,
+// so that its runs together are the whole conversation.
 type Session struct {
 	ID   string
 	Runs []*Run
+	// Sidecar is uah's sidecar of the session, nil without one.
+	Sidecar *Sidecar
+
+	parent string // the sidecar's parent, when it is one (see History.Sessions)
 }
 
-// Sessions returns the state directory's sessions, the one with the
-// latest activity first (see UpdatedAt), and what could not be read of
-// it (each a *Problem; a run without a session is in none and is no
-// problem). The run directories are opened on all cores: a state
-// directory of 10,000 runs is read in a fraction of a second (see
-// BENCHMARKS.md).
-func Sessions(stateDir string) ([]Session, []error) {
-	dir := filepath.Join(stateDir, "runs")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, []error{&Problem{File: dir, Err: err}}
+// Sessions returns the sessions of the state directories dirs (see
+// OpenHistory and History.Sessions), and what could not be read of them
+// (each a *Problem; a run without a session is in none and is no
+// problem). A state directory of 10,000 runs is read in a fraction of a
+// second (see BENCHMARKS.md).
+func Sessions(dirs ...string) ([]Session, []error) {
+	h := OpenHistory(dirs...)
+	ss, problems := h.Sessions()
+	return ss, append(h.Problems(), problems...)
+}
+
+// Parent is the session that began this one, a subagent's, as its
+// sidecar says: "" without one, and when it has no runs in the history or
+// is the session's own descendant.
+func (s Session) Parent() string { return s.parent }
+
+// Source is where uah began the session, as its sidecar says: "tui",
+// "run" (uah exec) or "subagent"; "" without a sidecar (a session of
+// uagent's, or older).
+func (s Session) Source() string {
+	if s.Sidecar == nil {
+		return ""
 	}
-	runs := make([]*Run, len(entries))
-	errs := make([]error, len(entries))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				path := filepath.Join(dir, entries[i].Name())
-				if !entries[i].IsDir() {
-					errs[i] = &Problem{File: path, Err: ErrNotARun}
-					continue
-				}
-				runs[i], errs[i] = OpenRun(path)
-			}
-		})
-	}
-	for i, e := range entries {
-		if !strings.HasPrefix(e.Name(), ".") {
-			next <- i
-		}
-	}
-	close(next)
-	wg.Wait()
-	byID := map[string]int{}
-	var out []Session
-	var problems []error
-	for i, r := range runs {
-		if errs[i] != nil {
-			problems = append(problems, errs[i])
-		}
-		if r == nil || r.SessionID() == "" {
-			continue
-		}
-		k, ok := byID[r.SessionID()]
-		if !ok {
-			k = len(out)
-			byID[r.SessionID()] = k
-			out = append(out, Session{ID: r.SessionID()})
-		}
-		out[k].Runs = append(out[k].Runs, r)
-	}
-	for _, s := range out {
-		slices.SortStableFunc(s.Runs, func(a, b *Run) int { return a.StartedAt().Compare(b.StartedAt()) })
-	}
-	slices.SortStableFunc(out, func(a, b Session) int {
-		return cmp.Or(b.UpdatedAt().Compare(a.UpdatedAt()), strings.Compare(a.ID, b.ID))
-	})
-	return out, problems
+	return s.Sidecar.Source
 }
 
 // UpdatedAt is the session's last activity: its last run's end (its
@@ -97,8 +58,12 @@ func (s Session) UpdatedAt() time.Time {
 }
 
 // Title is the session's first prompt, on one line and cut to 80 runes:
-// its first run's request's prompt, else its first message's content.
+// its sidecar's first_prompt, else its first run's request's prompt, else
+// its first message's content.
 func (s Session) Title() string {
+	if s.Sidecar != nil && s.Sidecar.FirstPrompt != "" {
+		return oneLine(s.Sidecar.FirstPrompt, 80)
+	}
 	for _, r := range s.Runs {
 		if q := r.Request; q != nil {
 			if q.Prompt != "" {
@@ -115,12 +80,15 @@ func (s Session) Title() string {
 }
 
 // Workspace is where the session ran: the first of its runs' summaries
-// that says.
+// that says, else its sidecar's.
 func (s Session) Workspace() string {
 	for _, r := range s.Runs {
 		if r.Summary != nil && r.Summary.Workspace != "" {
 			return r.Summary.Workspace
 		}
+	}
+	if s.Sidecar != nil {
+		return s.Sidecar.Workspace
 	}
 	return ""
 }

@@ -98,6 +98,15 @@ type SessionRow struct {
 	Tokens
 	ToolCalls       int64 `json:"tool_calls" parquet:"tool_calls"`
 	FailedToolCalls int64 `json:"failed_tool_calls" parquet:"failed_tool_calls"`
+	// Title, Source and ParentSessionID are what uah's sidecar of the
+	// session says (statedir.Sidecar): Title its first prompt, else the
+	// first prompt of the session's first run, and only with content
+	// (null without: it is what a person wrote); Source "tui", "run" or
+	// "subagent"; ParentSessionID a subagent's parent. Sessions leaves
+	// them empty: the dataset writer (parquetstream) fills them.
+	Title           *string `json:"title" parquet:"title,optional"`
+	Source          string  `json:"source" parquet:"source,dict"`
+	ParentSessionID string  `json:"parent_session_id" parquet:"parent_session_id"`
 }
 
 // Sessions groups runs into sessions: those with the same session_id, in

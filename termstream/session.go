@@ -177,6 +177,16 @@ func (r *Renderer) harness(l uahstream.Line) {
 		r.printf("%s  %s web search: %s\n", stamp(d.At), mark, what)
 	case uahstream.RewoundDTO:
 		r.printf("%s%srewound to %s%s\n", stamp(d.At), p.yellow, oneLine(d.MessageID, 60), p.reset)
+	case uahstream.EffortUpdatesOffDTO:
+		r.printf("%s%s! effort_updates_off: %s%s\n", stamp(d.At), p.yellow, joinNonEmpty(": ", oneLine(d.Message, 160), oneLine(d.Error, 160)), p.reset)
+	case uahstream.GoalUpdatedDTO:
+		g := d.Goal
+		r.printf("%s%sgoal_updated (%s%s): %s · %s%s%s\n", stamp(d.At), p.cyan, oneLine(d.Change, 20), prefixed(" by ", oneLine(d.By, 20)),
+			oneLine(g.Status, 20), text(g.Objective), prefixed(" · ", oneLine(g.Reason, 120)), p.reset)
+	case uahstream.GoalContinuedDTO:
+		r.printf("%s%sgoal_continued: %s (continuation %d)%s\n", stamp(d.At), p.cyan, text(d.Goal.Objective), d.Goal.Continuations, p.reset)
+	case uahstream.GoalClearedDTO:
+		r.printf("%s%sgoal_cleared%s\n", stamp(d.At), p.cyan, p.reset)
 	case stream.UnknownDTO:
 		r.printf("%s%s? %s (unknown type, %d bytes)%s\n", stamp(d.At), p.dim, oneLine(d.Type, 60), len(d.Raw), p.reset)
 	default: // a uagent event outside every run

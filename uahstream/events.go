@@ -36,6 +36,10 @@ const (
 	TypeSettingsChanged    = "settings_changed"
 	TypeIdle               = "idle"
 	TypeNotice             = "notice"
+	// uah's goal (/goal): set, changed or counted; a run begun for it; gone.
+	TypeGoalUpdated   = "goal_updated"
+	TypeGoalContinued = "goal_continued"
+	TypeGoalCleared   = "goal_cleared"
 )
 
 // The engine events' types: inside a run, as the model works.
@@ -49,6 +53,7 @@ const (
 	TypeCompacted         = "compacted"
 	TypeWebSearch         = "web_search"
 	TypeRewound           = "rewound"
+	TypeEffortUpdatesOff  = "effort_updates_off"
 )
 
 // SettingsDTO is a session's engine settings.
@@ -208,4 +213,50 @@ type RewoundDTO struct {
 	At        time.Time `json:"at"`
 	MessageID string    `json:"message_id"`
 	Tokens    int64     `json:"tokens,omitempty"`
+}
+
+// EffortUpdatesOffDTO says the backend refused to change the effort of a
+// run under way: the effort changes with the next run.
+type EffortUpdatesOffDTO struct {
+	At      time.Time `json:"at"`
+	Message string    `json:"message"`
+	Error   string    `json:"error"`
+}
+
+// GoalDTO is a session's goal (uah's /goal), as far as a reader needs it:
+// its objective, where it stands (active, paused, blocked,
+// budget_limited, complete) and what it used.
+type GoalDTO struct {
+	ID               string `json:"goal_id"`
+	Objective        string `json:"objective"`
+	Status           string `json:"status"`
+	TokenBudget      int64  `json:"token_budget,omitempty"`
+	TokensUsed       int64  `json:"tokens_used"`
+	TimeUsedSeconds  int64  `json:"time_used_seconds"`
+	Continuations    int64  `json:"continuations"`
+	MaxContinuations int64  `json:"max_continuations,omitempty"`
+	// Reason says why uah (not the model or the user) stopped it.
+	Reason string `json:"reason,omitempty"`
+}
+
+// GoalUpdatedDTO is the session's goal after a change: Change is set,
+// edited, status, usage or restored; By who changed its status (user,
+// model, uah).
+type GoalUpdatedDTO struct {
+	At     time.Time `json:"at"`
+	Goal   GoalDTO   `json:"goal"`
+	Change string    `json:"change"`
+	By     string    `json:"by,omitempty"`
+}
+
+// GoalContinuedDTO is a run the session began on its own for its goal;
+// the run's user_message is the message it sent.
+type GoalContinuedDTO struct {
+	At   time.Time `json:"at"`
+	Goal GoalDTO   `json:"goal"`
+}
+
+// GoalClearedDTO says the session has no goal any more.
+type GoalClearedDTO struct {
+	At time.Time `json:"at"`
 }

@@ -52,6 +52,10 @@ func init() {
 	register[CompactedDTO](TypeCompacted)
 	register[WebSearchDTO](TypeWebSearch)
 	register[RewoundDTO](TypeRewound)
+	register[EffortUpdatesOffDTO](TypeEffortUpdatesOff)
+	register[GoalUpdatedDTO](TypeGoalUpdated)
+	register[GoalContinuedDTO](TypeGoalContinued)
+	register[GoalClearedDTO](TypeGoalCleared)
 }
 
 // Known reports whether typ is one of the harness's types this package

@@ -355,3 +355,27 @@ func TestStreamedTextEndsWithItsRun(t *testing.T) {
 	}
 	assert.Equal(t, []string{"streamed 0", "unreplaced 0 left", "streamed 1", "replaced 1 said"}, got)
 }
+
+// uah's newer session events decode into their types: the goal's, and the
+// backend's refusal of effort updates.
+func TestDecodeTheGoalLines(t *testing.T) {
+	at := time.Date(2026, 10, 1, 18, 57, 5, 0, time.UTC)
+	goal := `{"goal_id":"g1","objective":"o","status":"blocked","token_budget":100,"tokens_used":7,"time_used_seconds":3,"continuations":2,"max_continuations":50,"reason":"r","created_at":"2026-10-01T18:57:05Z","updated_at":"2026-10-01T18:57:05Z"}`
+	g := GoalDTO{ID: "g1", Objective: "o", Status: "blocked", TokenBudget: 100, TokensUsed: 7, TimeUsedSeconds: 3, Continuations: 2, MaxContinuations: 50, Reason: "r"}
+	for line, want := range map[string]any{
+		`{"v":1,"type":"goal_updated","at":"2026-10-01T18:57:05Z","goal":` + goal + `,"change":"status","by":"uah"}`: GoalUpdatedDTO{At: at, Goal: g, Change: "status", By: "uah"},
+		`{"v":1,"type":"goal_continued","at":"2026-10-01T18:57:05Z","goal":` + goal + `}`:                            GoalContinuedDTO{At: at, Goal: g},
+		`{"v":1,"type":"goal_cleared","at":"2026-10-01T18:57:05Z"}`:                                                  GoalClearedDTO{At: at},
+		`{"v":1,"type":"effort_updates_off","at":"2026-10-01T18:57:05Z","message":"m","error":"e"}`:                  EffortUpdatesOffDTO{At: at, Message: "m", Error: "e"},
+	} {
+		in := `{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s1"}` + "\n" + line + "\n"
+		var got []any
+		for l := range NewReader(strings.NewReader(in)).Lines() {
+			if l.DTO != nil {
+				got = append(got, l.DTO)
+			}
+		}
+		require.Len(t, got, 2, line)
+		assert.Equal(t, want, got[1], line)
+	}
+}

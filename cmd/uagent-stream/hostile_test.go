@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,7 +120,7 @@ func TestNoCommandOutputsHostileBytes(t *testing.T) {
 	// harness line of an unknown, hostile type, and one of the wrong types.
 	session := filepath.Join(dir, "session"+hostile[:12]+".jsonl")
 	sb := sessions.Write(sessions.Options{Text: hostile, Runs: []sessions.Run{
-		{Message: "m", Answer: "a", Calls: 1, Reset: true, Queued: true}, {Message: "m", Answer: "a"}, {CannotStart: true}, {Message: "m", CutOff: true}}})
+		{Message: "m", Answer: "a", Calls: 1, Reset: true, Queued: true}, {Message: "m", Answer: "a", Goal: true}, {CannotStart: true}, {Message: "m", CutOff: true}}})
 	sb = append(sb, `{"v":1,"type":"\u001b]52;c;eA==\u0007\u202e","at":"2026-10-01T19:00:00Z"}`+"\n"...)
 	sb = append(sb, `{"v":1,"type":"notice","at":"2026-10-01T19:00:00Z","level":7,"message":"`+strings.ReplaceAll(hostile, "\x00", "")+`"}`+"\n"...)
 	require.NoError(t, os.WriteFile(session, sb, 0o644))
@@ -132,4 +133,38 @@ func TestNoCommandOutputsHostileBytes(t *testing.T) {
 			assert.Empty(t, unsafeOutput(out), "%s of %q on a session (exit %d)", what, args[:1], code)
 		}
 	}
+}
+
+// A history whose sidecars and names are hostile: what export says of
+// them (a sidecar that is not JSON, a parent that is not there, a run in
+// two homes whose copies differ) is sanitized, and so is the sessions
+// table's source and parent in what it writes.
+func TestHistoryProblemsAreSanitized(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	safe := strings.ReplaceAll(strings.ReplaceAll(hostile, "/", ""), "\x00", "")
+	home := func(name string) string {
+		d := filepath.Join(t.TempDir(), name+safe[:12])
+		require.NoError(t, os.MkdirAll(filepath.Join(d, "sessions"), 0o755))
+		return d
+	}
+	a, b := home("a"), home("b")
+	run, err := filepath.Abs(filepath.Join(stateDir, "runs", "20261101-100000-5f3c2a1e"))
+	require.NoError(t, err)
+	for _, h := range []string{a, b} {
+		require.NoError(t, os.MkdirAll(filepath.Join(h, "runs"), 0o755))
+		require.NoError(t, os.CopyFS(filepath.Join(h, "runs", "20261101-100000-5f3c2a1e"), os.DirFS(run)))
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(b, "runs", "20261101-100000-5f3c2a1e", "events.jsonl"), []byte("{}\n"), 0o644))
+	quoted, _ := json.Marshal(hostile)
+	require.NoError(t, os.WriteFile(filepath.Join(a, "sessions", "5f3c2a1e-1111-4222-8333-944455556666.uah.json"),
+		[]byte(`{"source":`+string(quoted)+`,"parent":`+string(quoted)+`,"first_prompt":`+string(quoted)+`}`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(a, "sessions", safe[:12]+".uah.json"), []byte(hostile), 0o600))
+	code, stdout, stderr := runCmd(t, "", "export", "--content", "-o", t.TempDir(), "--state-dir", a, "--state-dir", b)
+	assert.Equal(t, 1, code, stderr)
+	for what, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+		assert.Empty(t, unsafeOutput(out), "%s of export", what)
+	}
+	assert.Contains(t, stderr, "in two state directories")
+	assert.Contains(t, stderr, "names a parent")
+	assert.Contains(t, stderr, "cannot be read")
 }

@@ -7,8 +7,8 @@
 //	uagent-stream timeline [-o OUT.svg] FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…
 //	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…
-//	uagent-stream acp [--grace D] [--state-dir DIR] [--models M,…] [--context-window N] -- COMMAND ARGS…
-//	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR] [FILE|DIR…]
+//	uagent-stream acp [--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…
+//	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]
 //	uagent-stream otel [--content] FILE…
 //	uagent-stream convert [-o FILE] RUN_DIR
 //	uagent-stream schema [--strict] [TYPE]
@@ -68,8 +68,8 @@ func init() {
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
 		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
-		{"acp", "[--grace D] [--state-dir DIR] [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
-		{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR] [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
+		{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
+		{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
 		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
 		{"convert", "[-o FILE] RUN_DIR", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},
 		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, or of one event type", cmdSchema},
@@ -154,6 +154,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "uagent-stream: %s\n", sanitize(strings.TrimPrefix(err.Error(), "uagent-stream: "), false))
 	return 1
+}
+
+// dirsFlag is a flag that may be given more than once, each a directory.
+type dirsFlag []string
+
+func (d *dirsFlag) String() string { return strings.Join(*d, ",") }
+
+func (d *dirsFlag) Set(dir string) error {
+	*d = append(*d, dir)
+	return nil
 }
 
 // flagSet is a command's flags, with the help and usage errors it prints.

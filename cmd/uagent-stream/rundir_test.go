@@ -194,3 +194,57 @@ func TestAFaithfulRunDirectoryIsNotFlagged(t *testing.T) {
 	code, out, _ = runCmd(t, "", "stats", "--check", dir)
 	assert.Equal(t, 1, code, out)
 }
+
+// The history in two homes (testdata/history: its README says what it
+// holds): export with no FILE reads uagent's state directory and uah's
+// home, each run once; the sessions table has uah's titles, sources and
+// parents; the broken sidecar is said once, and the rest exported.
+func TestExportTheHistoryOfBothHomes(t *testing.T) {
+	history, err := filepath.Abs(filepath.Join("..", "..", "testdata", "history"))
+	require.NoError(t, err)
+	xdg := t.TempDir()
+	require.NoError(t, os.Symlink(filepath.Join(history, "uagent"), filepath.Join(xdg, "unreal-agent")))
+	t.Setenv("XDG_STATE_HOME", xdg)
+	t.Setenv("UAH_STATE_DIR", filepath.Join(history, "uah"))
+	for _, content := range []bool{true, false} {
+		out := t.TempDir()
+		args := []string{"export", "-o", out}
+		if content {
+			args = append(args, "--content")
+		}
+		code, _, stderr := runCmd(t, "", args...)
+		assert.Equal(t, 1, code, "a broken sidecar is a fault: %s", stderr)
+		assert.Equal(t, 1, strings.Count(stderr, "0badc0de"), stderr)
+		assert.Contains(t, stderr, "uah's session sidecar cannot be read")
+		assert.Contains(t, stderr, "exported 5 runs")
+		type row struct {
+			ID, Title, Source, Parent string
+			Runs                      int64
+		}
+		var got []row
+		for _, s := range readTable[tablestream.SessionRow](t, out, "sessions") {
+			title := "<null>"
+			if s.Title != nil {
+				title = *s.Title
+			}
+			got = append(got, row{s.SessionID, title, s.Source, s.ParentSessionID, s.Runs})
+		}
+		title := func(s string) string {
+			if !content {
+				return "<null>"
+			}
+			return s
+		}
+		assert.Equal(t, []row{
+			{"5f3c2a1e-1111-4222-8333-944455556666", title("Now list b.txt."), "", "", 1},
+			{"7a1b2c3d-0000-4000-8000-000000000001", title("Make the tests pass, then tell me why they failed"), "tui", "", 1},
+			{"subagent-9e8f7a6b-0000-4000-8000-000000000002", title("Find the failing test."), "subagent", "7a1b2c3d-0000-4000-8000-000000000001", 1},
+			{"4d5e6f70-0000-4000-8000-000000000003", title("Summarize the log."), "run", "", 2},
+		}, got)
+	}
+	// --state-dir, twice, is the same history.
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "--allow-errors", "-o", out, "--state-dir", filepath.Join(history, "uagent"), "--state-dir", filepath.Join(history, "uah"))
+	assert.Equal(t, 0, code, stderr)
+	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 5)
+}

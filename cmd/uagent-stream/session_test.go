@@ -169,3 +169,20 @@ func TestExportASession(t *testing.T) {
 	assert.Contains(t, stderr, "exported 1 runs to "+out+" (4 it held already)")
 	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 3)
 }
+
+// uah's goal and its refusal of effort updates, shown by name in cat.
+func TestCatShowsTheGoal(t *testing.T) {
+	path := sessionFile(t, sessions.Options{Runs: []sessions.Run{{Message: "go on", Answer: "done", Goal: true}}})
+	code, out, stderr := runCmd(t, "", "cat", "--no-color", path)
+	require.Equal(t, 0, code, stderr)
+	for _, want := range []string{
+		"goal_updated (set by user): active · Make the tests pass",
+		"goal_continued: Make the tests pass (continuation 1)",
+		"! effort_updates_off: the effort changes with the next run: 400 unsupported",
+		"goal_updated (status by model): complete · Make the tests pass · done",
+		"goal_cleared",
+	} {
+		assert.Contains(t, out, want)
+	}
+	assert.NotContains(t, out, "unknown type")
+}

@@ -41,6 +41,12 @@ type Run struct {
 	// Queued: the next run's message is queued during this run, so that
 	// the next run starts right after run_finished, with no idle between.
 	Queued bool
+	// Goal: the run is one uah began for its goal (/goal), set just
+	// before (goal_updated, goal_continued), the backend refuses effort
+	// updates inside it (effort_updates_off), and the model completes
+	// the goal after it, which is then cleared (goal_updated,
+	// goal_cleared).
+	Goal bool
 }
 
 // Options shape a session.
@@ -62,6 +68,12 @@ func Write(o Options) []byte {
 	queuedAhead := ""
 	for i, r := range o.Runs {
 		msgID := fmt.Sprintf("m%d", i+1)
+		goal := map[string]any{"goal_id": "g1", "objective": w.text("Make the tests pass"), "status": "active", "tokens_used": 0,
+			"time_used_seconds": 0, "continuations": 1, "max_continuations": 50, "created_at": T0, "updated_at": T0}
+		if r.Goal {
+			w.harness("goal_updated", map[string]any{"goal": goal, "change": "set", "by": "user"})
+			w.harness("goal_continued", map[string]any{"goal": goal})
+		}
 		if queuedAhead != msgID {
 			w.harness("input_queued", map[string]any{"id": msgID, "text": w.text(r.Message)})
 		}
@@ -74,6 +86,11 @@ func Write(o Options) []byte {
 		}
 		if w.run(i, msgID, r) {
 			return w.b.Bytes() // cut off
+		}
+		if r.Goal {
+			goal["status"], goal["tokens_used"], goal["reason"] = "complete", 9151, w.text("done")
+			w.harness("goal_updated", map[string]any{"goal": goal, "change": "status", "by": "model"})
+			w.harness("goal_cleared", map[string]any{})
 		}
 		if r.Queued && i+1 < len(o.Runs) {
 			queuedAhead = fmt.Sprintf("m%d", i+2)
@@ -124,6 +141,9 @@ func (w *writer) run(i int, msgID string, r Run) (cutOff bool) {
 	emit(stream.RunStarted{At: start, RunID: runID, SessionID: ID, Provider: req.Provider, Model: req.Model, Effort: req.Effort, Workspace: req.Workspace})
 	emit(stream.UserMessage{At: w.tick(18), ID: msgID, Text: w.text(r.Message)})
 	w.harness("input_delivered", map[string]any{"id": msgID})
+	if r.Goal {
+		w.harness("effort_updates_off", map[string]any{"message": w.text("the effort changes with the next run"), "error": w.text("400 unsupported")})
+	}
 	turn := 0
 	response := func(text string, final bool) {
 		turn++

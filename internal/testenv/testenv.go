@@ -51,14 +51,15 @@ func Golden(t testing.TB, path string, got []byte, update bool) {
 // tests' code.
 func MainWithFake(m *testing.M, src string, path *string, after ...func()) {
 	peakHelper()
-	cleanup := func() {}
+	away := isolateHistory()
+	cleanup := func() { os.RemoveAll(away) }
 	if runtime.GOOS != "js" && runtime.GOOS != "wasip1" {
 		p, c, err := BuildFake(src)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "building the fake uagent:", err)
 			os.Exit(1)
 		}
-		*path, cleanup = p, c
+		*path, cleanup = p, func() { c(); os.RemoveAll(away) }
 	}
 	// signal.Notify starts one loop for the life of the process; under WASI
 	// it shows another top frame than goleak's default ignore expects.
@@ -69,6 +70,24 @@ func MainWithFake(m *testing.M, src string, path *string, after ...func()) {
 		}
 		os.Exit(code)
 	}))
+}
+
+// isolateHistory points the places a person's history is looked for
+// (uagent's state directory, uah's home) at a directory of their own,
+// which does not exist, so that no test reads the history of whoever runs
+// it, and returns that directory. A test that needs a history sets
+// UAGENT_STATE_DIR or the others itself.
+func isolateHistory() string {
+	away, err := os.MkdirTemp("", "no-history")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "isolating the history:", err)
+		os.Exit(1)
+	}
+	os.Unsetenv("UAGENT_STATE_DIR")
+	os.Unsetenv("UAH_HOME")
+	os.Setenv("XDG_STATE_HOME", filepath.Join(away, "xdg"))
+	os.Setenv("UAH_STATE_DIR", filepath.Join(away, "uah"))
+	return away
 }
 
 // BuildFake builds the fake uagent from its source directory into a

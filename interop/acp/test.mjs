@@ -20,8 +20,8 @@ const check = (what, ok, detail = "") => {
 // agent starts the agent on a command and runs op with a connected client;
 // it returns the updates by session and checks that the agent exits 0 once
 // the client has gone.
-async function agent(command, op) {
-  const child = spawn(bin, ["acp", "--grace", "300ms", "--", fake, ...command], { stdio: ["pipe", "pipe", "inherit"] });
+async function agent(command, op, flags = []) {
+  const child = spawn(bin, ["acp", "--grace", "300ms", ...flags, "--", fake, ...command], { stdio: ["pipe", "pipe", "inherit"] });
   const exited = new Promise((res) => child.on("exit", (code, signal) => res({ code, signal })));
   const updates = new Map();
   const app = client({ name: "uagent-stream-check" }).onNotification(methods.client.session.update, ({ params }) => {
@@ -188,6 +188,31 @@ await agent(["-replay", run, "-delay", "5ms"], async (ctx, updates) => {
     }
   });
   delete process.env.UAGENT_STATE_DIR;
+}
+
+// A history in two homes, uagent's and uah's (testdata/history): every
+// session of the workspace once, titled by uah's sidecar where it has
+// one, the subagent under its parent (in _meta), not at the top; a
+// subagent's session loads by its id.
+{
+  const history = resolve(process.env.HISTORY);
+  const flags = ["--state-dir", join(history, "uagent"), "--state-dir", join(history, "uah")];
+  await agent(["-state"], async (ctx, updates) => {
+    const list = await ctx.request(methods.agent.session.list, { cwd: "/home/dev/demo" });
+    const top = (list.sessions || []).map((s) => [s.sessionId, s.title]);
+    check("session/list: the sessions of both homes, once, with uah's titles", JSON.stringify(top) === JSON.stringify([
+      ["4d5e6f70-0000-4000-8000-000000000003", "Summarize the log."],
+      ["7a1b2c3d-0000-4000-8000-000000000001", "Make the tests pass, then tell me why they failed"],
+      ["5f3c2a1e-1111-4222-8333-944455556666", "Now list b.txt."],
+    ]), JSON.stringify(top));
+    const parent = (list.sessions || []).find((s) => s.sessionId.startsWith("7a1b2c3d"));
+    const subs = parent?._meta?.["uagentkit/subagents"] || [];
+    check("session/list: the subagent under its parent", subs.length === 1 && subs[0].sessionId === "subagent-9e8f7a6b-0000-4000-8000-000000000002" && subs[0].title === "Find the failing test.", JSON.stringify(parent));
+    const sub = subs[0]?.sessionId;
+    await ctx.request(methods.agent.session.load, { sessionId: sub, cwd: history, mcpServers: [] });
+    const said = (updates.get(sub) || []).filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content?.text);
+    check("session/load of the subagent's session", JSON.stringify(said) === JSON.stringify(["Find the failing test."]), JSON.stringify(said));
+  }, flags);
 }
 
 console.log(`acp: the official client SDK drove uagent-stream acp`);

@@ -160,7 +160,7 @@ for (const r of seq) {
 }
 
 // the questions stats does not answer: they run, as written, and answer
-for (const name of ["failing-tools", "durations", "slow-turns"]) {
+for (const name of ["failing-tools", "durations", "slow-turns", "history"]) {
   const rows = await run(name);
   check(`${name} answers`, rows.length > 0, "no rows");
 }

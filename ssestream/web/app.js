@@ -146,6 +146,10 @@ const harness = {
   compacted(d, t) { add(d.error ? "error" : "control", t, [d.error ? "✗ compaction failed: " + d.error : "compacted (" + d.trigger + ")"]); },
   web_search(d, t) { add("call", t, ["  " + (d.done ? "✓" : "⋯") + " web search: " + [d.action, d.query, d.url, d.pattern].filter(Boolean).join(" · ")]); },
   rewound(d, t) { add("warning", t, ["rewound to " + d.message_id]); },
+  effort_updates_off(d, t) { add("warning", t, ["! effort_updates_off: " + [d.message, d.error].filter(Boolean).join(": ")]); },
+  goal_updated(d, t) { const g = d.goal || {}; add("control", t, ["goal_updated (" + d.change + (d.by ? " by " + d.by : "") + "): " + g.status + " · " + g.objective + (g.reason ? " · " + g.reason : "")]); },
+  goal_continued(d, t) { add("control", t, ["goal_continued: " + (d.goal || {}).objective + " (continuation " + (d.goal || {}).continuations + ")"]); },
+  goal_cleared(d, t) { add("control", t, ["goal_cleared"]); },
 };
 
 // live: the server says which streamed item a delta went to, which a
