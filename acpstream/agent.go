@@ -29,12 +29,10 @@ import (
 	enchex "encoding/hex"
 	"fmt"
 	"io"
-	"iter"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,63 +41,29 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/internal/safetext"
-	"github.com/uagentkit/stream/uahstream"
 )
 
-// Prompt is what a run is started for: the session's id (a uagent
-// session id, which the run continues: uagent --session), its directory,
-// the prompt's text (its text blocks, and the links of its resource
-// links, one per line), and the effort and model the person chose for
-// the session ("" for the command's own).
-type Prompt struct {
-	Session string
-	Cwd     string
-	Text    string
-	Effort  string
-	Model   string
-}
+// Prompt is what a run is started for (execstream.Prompt): the session's
+// id (a uagent session id, which the run continues: uagent --session), its
+// directory, the prompt's text (its text blocks, and the links of its
+// resource links, one per line), and the effort and model the person
+// chose for the session ("" for the command's own).
+type Prompt = execstream.Prompt
 
-// Run is a run started for a prompt: its lines as they arrive, each as
-// its session folded it, then the session's end (execstream.Run.Lines);
-// its session; then its outcome. Wait must release everything the run
-// holds. *execstream.Run is one.
-type Run interface {
-	Lines() iter.Seq[uahstream.Line]
-	Session() *uahstream.Session
-	Wait() (execstream.Outcome, error)
-}
+// Run is a run started for a prompt (execstream.Handle): its lines as
+// they arrive, each as its session folded it, then the session's end; its
+// session; then its outcome. *execstream.Run is one.
+type Run = execstream.Handle
 
-// Starter starts the run of a prompt. The run must stop (as
-// execstream.Start stops a process: interrupt, grace, kill) when ctx ends:
-// on session/cancel, when the editor gives up on the prompt, or when the
-// connection closes.
-type Starter func(ctx context.Context, p Prompt) (Run, error)
+// Starter starts the run of a prompt (execstream.Starter). The run must
+// stop (interrupt, grace, kill) when ctx ends: on session/cancel, when the
+// editor gives up on the prompt, or when the connection closes.
+type Starter = execstream.Starter
 
-// Command returns a Starter that runs argv (such as uagent --stream, or
-// uah run --stream) with execstream.Start and opts, in the prompt's
-// directory, with --session and the prompt's session added (so that the
-// conversation goes on: uagent and uah both take it), -e EFFORT and
-// -m MODEL when the prompt has them, and the prompt's text on its standard
-// input (uagent reads its prompt there when none is on its command line).
-// prepare, when not nil, may change the command before it starts (its
-// environment, say).
+// Command returns a Starter that runs argv (execstream.Command): with
+// --session, -e and -m from the prompt, its text on standard input.
 func Command(argv []string, prepare func(*exec.Cmd), opts ...execstream.Option) Starter {
-	return func(ctx context.Context, p Prompt) (Run, error) {
-		args := append(slices.Clone(argv[1:]), "--session", p.Session)
-		if p.Effort != "" {
-			args = append(args, "-e", p.Effort)
-		}
-		if p.Model != "" {
-			args = append(args, "-m", p.Model)
-		}
-		cmd := exec.Command(argv[0], args...)
-		cmd.Dir = p.Cwd
-		cmd.Stdin = strings.NewReader(p.Text)
-		if prepare != nil {
-			prepare(cmd)
-		}
-		return execstream.Start(ctx, cmd, opts...)
-	}
+	return execstream.Command(argv, prepare, opts...)
 }
 
 // Agent is the agent: it implements acp.Agent, and [Agent.Serve] serves one

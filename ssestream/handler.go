@@ -16,7 +16,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"path"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/webguard"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -96,8 +96,7 @@ type Option func(*Handler)
 func WithToken(token string) Option {
 	return func(h *Handler) {
 		if token != "" {
-			sum := sha256.Sum256([]byte(token))
-			h.token = sum[:]
+			h.token = webguard.NewToken(token)
 			c := sha256.Sum256([]byte("uagent-stream cookie\x00" + token))
 			h.cookie = hex.EncodeToString(c[:])
 		}
@@ -150,9 +149,9 @@ type Handler struct {
 	keepAlive    time.Duration
 	writeTimeout time.Duration
 	maxClients   int64
-	clients      atomic.Int64 // event streams being served
-	token        []byte       // SHA-256 of the token, or nil
-	cookie       string       // the cookie's value, derived from the token
+	clients      atomic.Int64    // event streams being served
+	token        *webguard.Token // nil without one
+	cookie       string          // the cookie's value, derived from the token
 }
 
 // NewHandler returns a Handler serving rec.
@@ -172,7 +171,7 @@ func NewHandler(rec *Recording, opts ...Option) *Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h.token == nil && !localHost(r) { // a token guards the run itself, whatever the Host
+	if h.token == nil && !webguard.LocalHost(r) { // a token guards the run itself, whatever the Host
 		http.Error(w, "forbidden: not a local host", http.StatusForbidden)
 		return
 	}
@@ -197,7 +196,7 @@ func api(path string) bool {
 // valid token, 401.
 func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 	q := r.URL.Query()
-	if qt := q.Get("token"); q.Has("token") && h.valid(qt) {
+	if qt := q.Get("token"); q.Has("token") && h.token.Valid(qt) {
 		if api(r.URL.Path) {
 			return true
 		}
@@ -208,8 +207,7 @@ func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 		http.Redirect(w, r, u.String(), http.StatusSeeOther)
 		return false
 	}
-	if scheme, bt, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "Bearer") &&
-		h.valid(strings.TrimSpace(bt)) {
+	if h.token.Bearer(r) {
 		return true
 	}
 	for _, c := range r.CookiesNamed(TokenCookie) {
@@ -220,13 +218,6 @@ func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) bool {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="uagent-stream"`)
 	http.Error(w, "unauthorized: this run needs its token", http.StatusUnauthorized)
 	return false
-}
-
-// valid compares a token with the Handler's in constant time (of their
-// hashes, so that not even the length leaks).
-func (h *Handler) valid(token string) bool {
-	sum := sha256.Sum256([]byte(token))
-	return subtle.ConstantTimeCompare(sum[:], h.token) == 1
 }
 
 func (h *Handler) summary(w http.ResponseWriter, _ *http.Request) {
@@ -337,25 +328,4 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-// localHost reports whether the request's Host names the server locally.
-func localHost(r *http.Request) bool {
-	host, port, err := net.SplitHostPort(r.Host)
-	if err != nil {
-		return false
-	}
-	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if local == nil {
-		return false
-	}
-	lhost, lport, err := net.SplitHostPort(local.String())
-	if err != nil || port != lport {
-		return false
-	}
-	if host == lhost || strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
 }

@@ -36,17 +36,7 @@ func cmdACP(e env, args []string) error {
 	}
 	becomeSubreaper()
 	argv := fl.Args()
-	start := func(ctx context.Context, p acpstream.Prompt) (acpstream.Run, error) {
-		b := make([]byte, 12)
-		rand.Read(b)
-		marker := enchex.EncodeToString(b)
-		mark := func(cmd *exec.Cmd) { cmd.Env = append(cmd.Environ(), runMarker+"="+marker) }
-		run, err := acpstream.Command(argv, mark, execstream.WithGrace(*grace))(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		return &reapedRun{Run: run, marker: marker, grace: *grace}, nil
-	}
+	start := reapedStarter(argv, *grace)
 	opts := []acpstream.Option{acpstream.WithInfo("uagent-stream", versionString()), acpstream.WithLog(e.stderr), acpstream.WithContextWindow(*window)}
 	if dirs, err := statedir.Homes(stateDirs); err == nil {
 		opts = append(opts, acpstream.WithStateDir(dirs...))
@@ -63,15 +53,32 @@ func cmdACP(e env, args []string) error {
 	return a.Serve(e.stdin, e.stdout)
 }
 
+// reapedStarter starts argv for a prompt (execstream.Command), with a
+// variable that marks what the run starts: what is left of it when it
+// ends (its orphans) is stopped, after grace.
+func reapedStarter(argv []string, grace time.Duration) execstream.Starter {
+	return func(ctx context.Context, p execstream.Prompt) (execstream.Handle, error) {
+		b := make([]byte, 12)
+		rand.Read(b)
+		marker := enchex.EncodeToString(b)
+		mark := func(cmd *exec.Cmd) { cmd.Env = append(cmd.Environ(), runMarker+"="+marker) }
+		run, err := execstream.Command(argv, mark, execstream.WithGrace(grace))(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return &reapedRun{Handle: run, marker: marker, grace: grace}, nil
+	}
+}
+
 // reapedRun is a run whose orphans are stopped when it has ended.
 type reapedRun struct {
-	acpstream.Run
+	execstream.Handle
 	marker string
 	grace  time.Duration
 }
 
 func (r *reapedRun) Wait() (execstream.Outcome, error) {
-	o, err := r.Run.Wait()
+	o, err := r.Handle.Wait()
 	reapMarked(r.marker, r.grace)
 	return o, err
 }

@@ -203,7 +203,7 @@ func TestExportTheHistoryOfBothHomes(t *testing.T) {
 	history, err := filepath.Abs(filepath.Join("..", "..", "testdata", "history"))
 	require.NoError(t, err)
 	xdg := t.TempDir()
-	require.NoError(t, os.Symlink(filepath.Join(history, "uagent"), filepath.Join(xdg, "unreal-agent")))
+	require.NoError(t, os.CopyFS(filepath.Join(xdg, "unreal-agent"), os.DirFS(filepath.Join(history, "uagent"))))
 	t.Setenv("XDG_STATE_HOME", xdg)
 	t.Setenv("UAH_STATE_DIR", filepath.Join(history, "uah"))
 	for _, content := range []bool{true, false} {

@@ -40,6 +40,7 @@ func main() {
 	effort := flag.String("e", "", "the effort, as uagent's -e")
 	model := flag.String("m", "", "the model, as uagent's -m")
 	argsTo := flag.String("args-to", "", "append the command line to this `file`, one line per run")
+	sigintTo := flag.String("sigint-to", "", "with -state and -hang: write SIGINT to this `file` when the signal comes")
 	state := flag.Bool("state", false, "be uagent with a state directory ($UAGENT_STATE_DIR): save the run under it (runs/<run-id>/, runner records) and write its stream; fail as uagent does when the session is locked")
 	flag.Parse()
 	if *argsTo != "" {
@@ -49,6 +50,14 @@ func main() {
 		}
 		fmt.Fprintln(f, strings.Join(os.Args[1:], " "))
 		f.Close()
+	}
+	if *state && *hang { // a run that works until it is interrupted
+		b, _ := io.ReadAll(os.Stdin)
+		if err := hangRun(os.Getenv("UAGENT_STATE_DIR"), *session, strings.TrimSpace(string(b)), *sigintTo, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "uagent:", err)
+			os.Exit(1)
+		}
+		os.Exit(130)
 	}
 	if *state {
 		b, _ := io.ReadAll(os.Stdin)

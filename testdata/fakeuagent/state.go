@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -133,4 +135,61 @@ func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) err
 func mustCwd() string {
 	wd, _ := os.Getwd()
 	return wd
+}
+
+// hangRun is a run of uagent with a state directory that works until
+// SIGINT: its directory (summary running) and its first lines (run_started,
+// the prompt, a tool started); then, at SIGINT, the signal noted in
+// sigintTo (when given), the summary interrupted, run_finished, exit 130.
+func hangRun(stateDir, session, prompt, sigintTo string, out io.Writer) error {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	if stateDir == "" || session == "" {
+		return errors.New("-hang with -state needs UAGENT_STATE_DIR and --session")
+	}
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	id := now.Format("20060102-150405-") + session[:8]
+	dir := filepath.Join(stateDir, "runs", id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	req, _ := json.Marshal(map[string]string{"prompt": prompt, "session_id": session})
+	if err := os.WriteFile(filepath.Join(dir, statedir.RequestFile), req, 0o644); err != nil {
+		return err
+	}
+	sum := stream.SummaryDTO{V: 1, Status: "running", RunID: id, SessionID: session, Provider: "fake", Model: "fake-model", Effort: "high",
+		Workspace: mustCwd(), StartedAt: now}
+	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), sum); err != nil {
+		return err
+	}
+	rec := fmt.Sprintf(`{"Sequence":1,"RecordedAt":%q,"Kind":"input","Data":{"ID":"in-1","Kind":"external","Payload":%q}}`+"\n",
+		now.Add(10*time.Millisecond).Format(time.RFC3339Nano), prompt)
+	if err := os.WriteFile(filepath.Join(dir, statedir.EventsFile), []byte(rec), 0o644); err != nil {
+		return err
+	}
+	sink := stream.NewSink(out)
+	sink.Emit(stream.RunStarted{At: now, RunID: id, SessionID: session, Provider: "fake", Model: "fake-model", Effort: "high", Workspace: mustCwd()})
+	sink.Emit(stream.UserMessage{At: now.Add(10 * time.Millisecond), ID: "in-1", Text: prompt})
+	sink.Emit(stream.ToolCalled{At: now.Add(20 * time.Millisecond), CallID: "call_sleep", Name: "Bash", Label: "sleep 1000", Arguments: `{"command":"sleep 1000"}`})
+	sink.Emit(stream.ToolStarted{At: now.Add(20 * time.Millisecond), CallID: "call_sleep", OpID: "op_sleep", Name: "Bash", Label: "sleep 1000", OpType: "shell"})
+	if sig := <-sigs; sig != syscall.SIGINT {
+		return fmt.Errorf("stopped by %v", sig)
+	}
+	if sigintTo != "" {
+		if err := os.WriteFile(sigintTo, []byte("SIGINT\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	end := time.Now().UTC()
+	st := stream.Stats{Turns: 0, ToolCalls: 1, MaxParallelTools: 1, ToolsByName: map[string]int{"Bash": 1}, UserMessages: 1,
+		EventSpan: 10 * time.Millisecond, ToolBusyTime: end.Sub(now.Add(20 * time.Millisecond))}
+	sum.Status, sum.RunnerExitCode, sum.WallMS = string(stream.StatusInterrupted), 130, end.Sub(now).Milliseconds()
+	sum.Stats = stream.SummaryToDTO(stream.Result{Stats: st}).Stats
+	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), sum); err != nil {
+		return err
+	}
+	res := stream.SummaryFromDTO(sum)
+	res.Stats = st
+	sink.Emit(stream.RunFinished{At: end, Result: res})
+	return sink.Err()
 }

@@ -1,0 +1,282 @@
+package a2astream
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"fmt"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/uahstream"
+)
+
+// exec is one task's execution: what it yields to the SDK.
+type exec struct {
+	a       *Agent
+	ec      *a2asrv.ExecutorContext
+	yield   func(a2a.Event, error) bool
+	stopped bool // the SDK took no more events
+}
+
+// emit yields an event, and reports whether the SDK still takes them.
+func (e *exec) emit(ev a2a.Event) bool {
+	if !e.stopped && !e.yield(ev, nil) {
+		e.stopped = true
+	}
+	return !e.stopped
+}
+
+// status yields a status update: a working one with what the run did, or
+// the final one.
+func (e *exec) status(state a2a.TaskState, msg *a2a.Message) bool {
+	return e.emit(a2a.NewStatusUpdateEvent(e.ec, state, msg))
+}
+
+// run waits for the context's turn, runs the task and ends it.
+func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
+	ec := e.ec
+	if ec.StoredTask == nil && !e.emit(a2a.NewSubmittedTask(ec, ec.Message)) {
+		return
+	}
+	select {
+	case turn <- struct{}{}:
+	case <-t.canceled:
+		e.status(a2a.TaskStateCanceled, agentText(ec, "canceled before its turn came"))
+		return
+	case <-e.a.base.Done():
+		e.status(a2a.TaskStateFailed, agentText(ec, "the agent stopped before the task's turn came"))
+		return
+	}
+	defer func() { <-turn }()
+	select {
+	case <-t.canceled:
+		e.status(a2a.TaskStateCanceled, agentText(ec, "canceled before its run began"))
+		return
+	default:
+	}
+	if !e.status(a2a.TaskStateWorking, nil) {
+		return
+	}
+	// The run is the agent's, not the request's: a client that goes away
+	// does not stop it; CancelTask and Close do.
+	runCtx, stop := context.WithCancel(e.a.base)
+	defer stop()
+	go func() {
+		select {
+		case <-t.canceled:
+			stop()
+		case <-runCtx.Done():
+		}
+	}()
+	run, err := e.a.start(runCtx, execstream.Prompt{Session: ec.ContextID, Text: promptOf(ec.Message)})
+	if err != nil {
+		e.a.logf("a2a: task %s: %v", ec.TaskID, err)
+		e.a.store.failed(ec.TaskID, "uagent could not be started: "+err.Error())
+		e.status(a2a.TaskStateFailed, agentText(ec, "uagent could not be started: "+err.Error()))
+		return
+	}
+	u := &updates{e: e}
+	var ended *uahstream.Ended
+	for l := range run.Lines() {
+		if d, ok := l.DTO.(stream.RunStartedDTO); ok {
+			e.a.store.ran(ec.TaskID, d.RunID)
+		}
+		if l.Ended != nil {
+			ended = l.Ended
+		}
+		if !e.stopped {
+			u.add(l)
+		}
+		if e.stopped {
+			stop() // the SDK ended the task: its run ends too
+		}
+	}
+	o, werr := run.Wait()
+	canceled := false
+	select {
+	case <-t.canceled:
+		canceled = true
+	default:
+	}
+	state, why := outcome(o, werr, canceled)
+	if ended != nil && state != a2a.TaskStateCanceled {
+		if answer := ended.Fold.Answer(); answer != "" {
+			art := a2a.NewArtifactEvent(ec, a2a.NewTextPart(text(answer)))
+			art.Artifact.ID, art.Artifact.Name = "answer", "answer"
+			art.LastChunk = true
+			e.emit(art)
+		}
+	}
+	if state == a2a.TaskStateCompleted {
+		e.status(state, nil)
+		return
+	}
+	e.status(state, agentText(ec, why))
+}
+
+// outcome is the state a task's run ends its task in, and why, for a
+// state other than completed: the run's verdict (its fold's, as run says
+// it), canceled when CancelTask stopped it.
+func outcome(o execstream.Outcome, err error, canceled bool) (a2a.TaskState, string) {
+	tail := lastLine(o.Stderr)
+	switch {
+	case canceled:
+		return a2a.TaskStateCanceled, fmt.Sprintf("canceled: the run was interrupted (exit code %d)", o.ExitCode)
+	case err != nil:
+		return a2a.TaskStateFailed, "the run failed: " + err.Error()
+	case o.Ending == stream.EndFinished && o.Status == stream.StatusOK:
+		return a2a.TaskStateCompleted, ""
+	case o.Ending == stream.EndFinished:
+		why := fmt.Sprintf("the run ended %s (exit code %d)", o.Status, o.ExitCode)
+		if s := o.Summary; s != nil {
+			if first := append(append([]string{}, s.Stats.Failures...), s.Stats.Errors...); len(first) > 0 {
+				why += ": " + first[0]
+			}
+		}
+		return a2a.TaskStateFailed, why
+	case o.Ending == stream.EndCutOff:
+		return a2a.TaskStateFailed, withTail(fmt.Sprintf("the run was cut off: it ended without run_finished (%s, exit code %d)", o.Status, o.ExitCode), tail)
+	case o.Ending == stream.EndPreflightBlocked:
+		return a2a.TaskStateFailed, withTail(fmt.Sprintf("uagent wrote no stream: preflight blocked the run, or it is not uagent (exit code %d)", o.ExitCode), tail)
+	default:
+		return a2a.TaskStateFailed, withTail(fmt.Sprintf("the runner could not start (exit code %d)", o.ExitCode), tail)
+	}
+}
+
+func withTail(why, tail string) string {
+	if tail == "" {
+		return why
+	}
+	return why + ": " + tail
+}
+
+// lastLine is the last line of the runner's stderr that is not empty.
+func lastLine(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	return safetext.OneLine(string(b), 300)
+}
+
+// agentText is an agent's message of the task with one text part.
+func agentText(ec *a2asrv.ExecutorContext, s string) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, ec, a2a.NewTextPart(text(s)))
+}
+
+// text is a string from a run, as a person may read it: what a terminal
+// acts on escaped, its lines and tabs kept.
+func text(s string) string { return safetext.Human(s, safetext.KeepNewlines|safetext.KeepTabs) }
+
+// line is a string from a run kept on one line.
+func line(s string) string { return safetext.Human(s, 0) }
+
+// newSessionID is a new uagent session id: a random UUID (version 4).
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// updates turns a task's lines into status updates, as its fold says
+// them: a tool call when it is made, starts and ends (a text part, and a
+// data part {"kind":"tool_call", call_id, name, label, status, detail,
+// ok}); the text as the model writes it (a session stream's text_delta)
+// and each assistant text (but what streamed already); the runner's errors
+// and preflight warnings once each, and the harness's notices.
+type updates struct {
+	e *exec
+}
+
+func (u *updates) say(kind string, parts ...*a2a.Part) {
+	m := a2a.NewMessageForTask(a2a.MessageRoleAgent, u.e.ec, parts...)
+	m.SetMeta("uagentkit/kind", kind)
+	u.e.status(a2a.TaskStateWorking, m)
+}
+
+func (u *updates) add(l uahstream.Line) {
+	if l.Err != nil || l.DTO == nil {
+		return
+	}
+	switch d := l.DTO.(type) {
+	case uahstream.TextDeltaDTO:
+		u.say("text_delta", a2a.NewTextPart(text(d.Text)))
+	case uahstream.NoticeDTO:
+		u.say("notice", a2a.NewTextPart(text("[uah "+d.Level+"] "+d.Message)))
+	case stream.AssistantMessageDTO:
+		if rest, ok := unsent(l.Change, d.Text); ok {
+			u.say("assistant_message", a2a.NewTextPart(text(rest)))
+		}
+	}
+	ch := l.Step
+	if ch.NoticeStep == stream.Opened {
+		n := l.Notice
+		shown := "[uagent runner error] " + n.Message
+		if n.Type == stream.TypePreflightWarning {
+			shown = fmt.Sprintf("[uagent preflight warning %s] %s", n.Code, n.Message)
+		}
+		u.say("notice", a2a.NewTextPart(text(shown)))
+	}
+	if ch.CallStep == stream.Opened {
+		c := l.Call
+		u.tool(c.CallID, c.Name, c.Label, "pending", "", nil)
+	}
+	if ch.ToolStep == stream.Opened {
+		t := l.Tool
+		u.tool(t.CallID, t.Name, t.Label, "running", "", nil)
+	}
+	switch {
+	case ch.ToolStep == stream.Closed:
+		t := l.Tool
+		u.tool(t.CallID, t.Name, t.Label, "finished", t.Detail, &t.OK)
+	case ch.CallStep != 0:
+		if c := l.Call; c.Finished && c.Ops == 0 { // it failed before an operation started
+			u.tool(c.CallID, c.Name, c.Label, "finished", c.Detail, &c.OK)
+		}
+	}
+}
+
+// tool says a step of a tool call.
+func (u *updates) tool(id, name, label, status, detail string, ok *bool) {
+	data := map[string]any{"kind": "tool_call", "call_id": line(id), "name": line(name), "label": line(label), "status": status}
+	shown := line(name) + ": " + line(label)
+	switch {
+	case ok == nil:
+		shown = status + " " + shown
+	case *ok:
+		shown = "✓ " + shown
+		data["ok"], data["detail"] = true, line(detail)
+	default:
+		shown = "✗ " + shown
+		data["ok"], data["detail"] = false, line(detail)
+	}
+	if detail != "" && ok != nil {
+		shown += " (" + line(detail) + ")"
+	}
+	u.say("tool_call", a2a.NewTextPart(shown), a2a.NewDataPart(data))
+}
+
+// unsent is what of a response's text the client has not been sent: all
+// of it, unless it replaces streamed text (a session stream's), which was
+// sent as it came; then what follows that text, or, when the response
+// says something else, its text.
+func unsent(live uahstream.Change, full string) (string, bool) {
+	if live.LiveStep != uahstream.Replaced {
+		return full, full != ""
+	}
+	switch streamed := live.Live.Text; {
+	case live.Same:
+		return "", false
+	case strings.HasPrefix(full, streamed):
+		return full[len(streamed):], len(full) > len(streamed)
+	default:
+		return full, true
+	}
+}

@@ -1,0 +1,396 @@
+package a2astream
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/uahstream"
+)
+
+// store is the SDK's task store, backed by the history: the tasks of this
+// process in memory, as the SDK keeps them, and a note of each task in the
+// first state directory (a2a/tasks/<task id>.json: its context, its run,
+// whether CancelTask stopped it), from which a task of an earlier process
+// is made again out of its run's directory.
+type store struct {
+	dirs []string // the history; none: memory only
+	dir  string   // where the notes are
+
+	mu       sync.Mutex
+	live     map[a2a.TaskID]*stored
+	contexts map[string]bool // the contexts of the notes, read once
+}
+
+type stored struct {
+	task    *a2a.Task
+	version taskstore.TaskVersion
+	updated time.Time
+}
+
+// note is what the state directory keeps of a task.
+type note struct {
+	ID        a2a.TaskID `json:"task_id"`
+	ContextID string     `json:"context_id"`
+	Created   time.Time  `json:"created"`
+	Prompt    string     `json:"prompt,omitempty"`
+	RunID     string     `json:"run_id,omitempty"`
+	Canceled  bool       `json:"canceled,omitempty"`
+	// Failed is why a task failed before its run began (no run says it).
+	Failed string `json:"failed,omitempty"`
+}
+
+var _ taskstore.Store = (*store)(nil)
+
+func newStore(dirs []string) *store {
+	s := &store{dirs: dirs, live: map[a2a.TaskID]*stored{}}
+	if len(dirs) > 0 {
+		s.dir = filepath.Join(dirs[0], "a2a", "tasks")
+	}
+	return s
+}
+
+// copyTask is a deep copy of t, through its JSON.
+func copyTask(t *a2a.Task) (*a2a.Task, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, err
+	}
+	var c a2a.Task
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Create implements taskstore.Store: the task in memory, and its note.
+func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, error) {
+	c, err := copyTask(t)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.live[t.ID]; ok {
+		return taskstore.TaskVersionMissing, taskstore.ErrTaskAlreadyExists
+	}
+	s.live[t.ID] = &stored{task: c, version: 1, updated: time.Now()}
+	n := note{ID: t.ID, ContextID: t.ContextID, Created: time.Now().UTC()}
+	if len(t.History) > 0 {
+		n.Prompt = promptOf(t.History[0])
+	}
+	s.write(n)
+	if s.contexts != nil {
+		s.contexts[t.ContextID] = true
+	}
+	return 1, nil
+}
+
+// Update implements taskstore.Store, with the version check it asks for.
+func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
+	c, err := copyTask(req.Task)
+	if err != nil {
+		return taskstore.TaskVersionMissing, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.live[req.Task.ID]
+	if st == nil {
+		return taskstore.TaskVersionMissing, a2a.ErrTaskNotFound
+	}
+	if req.PrevVersion != taskstore.TaskVersionMissing && st.version != req.PrevVersion {
+		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
+	}
+	st.task, st.version, st.updated = c, st.version+1, time.Now()
+	return st.version, nil
+}
+
+// Get implements taskstore.Store: a task of this process as the SDK keeps
+// it, else one of an earlier process, from its note and its run.
+func (s *store) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask, error) {
+	s.mu.Lock()
+	st := s.live[id]
+	s.mu.Unlock()
+	if st != nil {
+		c, err := copyTask(st.task)
+		if err != nil {
+			return nil, err
+		}
+		return &taskstore.StoredTask{Task: c, Version: st.version}, nil
+	}
+	n, ok := s.read(id)
+	if !ok {
+		return nil, a2a.ErrTaskNotFound
+	}
+	return &taskstore.StoredTask{Task: s.rebuild(n), Version: taskstore.TaskVersionMissing}, nil
+}
+
+// List implements taskstore.Store: every task, of this process and of the
+// notes, filtered as asked, the latest first, a page at a time (the page
+// token is the place of the page's first task).
+func (s *store) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	size := cmp.Or(req.PageSize, 50)
+	if size < 1 || size > 100 {
+		return nil, fmt.Errorf("pageSize %d: it is 1 to 100: %w", req.PageSize, a2a.ErrInvalidParams)
+	}
+	from := 0
+	if req.PageToken != "" {
+		b, err := base64.RawURLEncoding.DecodeString(req.PageToken)
+		n, err2 := strconv.Atoi(string(b))
+		if err != nil || err2 != nil || n < 0 {
+			return nil, fmt.Errorf("pageToken: not one this agent gave: %w", a2a.ErrInvalidParams)
+		}
+		from = n
+	}
+	type item struct {
+		task *a2a.Task
+		at   time.Time
+	}
+	var all []item
+	seen := map[a2a.TaskID]bool{}
+	s.mu.Lock()
+	for id, st := range s.live {
+		if c, err := copyTask(st.task); err == nil {
+			all = append(all, item{c, st.updated})
+			seen[id] = true
+		}
+	}
+	s.mu.Unlock()
+	for _, n := range s.notes() {
+		if !seen[n.ID] && (req.ContextID == "" || n.ContextID == req.ContextID) {
+			all = append(all, item{s.rebuild(n), n.Created})
+		}
+	}
+	// A status that is none of the states filters nothing (the JavaScript
+	// client sends "UNRECOGNIZED" for none).
+	status := req.Status
+	if !slices.Contains(states, status) {
+		status = a2a.TaskStateUnspecified
+	}
+	all = slices.DeleteFunc(all, func(it item) bool {
+		t := it.task
+		return req.ContextID != "" && t.ContextID != req.ContextID ||
+			status != a2a.TaskStateUnspecified && t.Status.State != status ||
+			req.StatusTimestampAfter != nil && t.Status.Timestamp != nil && t.Status.Timestamp.Before(*req.StatusTimestampAfter)
+	})
+	slices.SortFunc(all, func(a, b item) int {
+		return cmp.Or(b.at.Compare(a.at), strings.Compare(string(b.task.ID), string(a.task.ID)))
+	})
+	out := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, TotalSize: len(all), PageSize: size}
+	for i := from; i < len(all) && i < from+size; i++ {
+		t := all[i].task
+		if !req.IncludeArtifacts {
+			t.Artifacts = nil
+		}
+		if h := req.HistoryLength; h != nil && *h >= 0 && len(t.History) > *h {
+			t.History = t.History[len(t.History)-*h:]
+		}
+		out.Tasks = append(out.Tasks, t)
+	}
+	if from+size < len(all) {
+		out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(from + size)))
+	}
+	return out, nil
+}
+
+// states are the states a task may be in.
+var states = []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateCompleted, a2a.TaskStateFailed,
+	a2a.TaskStateCanceled, a2a.TaskStateInputRequired, a2a.TaskStateRejected, a2a.TaskStateAuthRequired}
+
+// knows reports whether id is the context of a noted task, or a session
+// of the history.
+func (s *store) knows(id string) bool {
+	if len(s.dirs) == 0 {
+		return false
+	}
+	s.mu.Lock()
+	if s.contexts == nil {
+		s.contexts = map[string]bool{}
+		for _, n := range s.notesLocked() {
+			s.contexts[n.ContextID] = true
+		}
+	}
+	known := s.contexts[id]
+	s.mu.Unlock()
+	if known {
+		return true
+	}
+	ss, _ := statedir.Sessions(s.dirs...)
+	return slices.ContainsFunc(ss, func(x statedir.Session) bool { return x.ID == id })
+}
+
+// ran notes the run of a task, canceled that CancelTask stopped it,
+// failed why it failed before a run began.
+func (s *store) ran(id a2a.TaskID, runID string)  { s.change(id, func(n *note) { n.RunID = runID }) }
+func (s *store) canceled(id a2a.TaskID)           { s.change(id, func(n *note) { n.Canceled = true }) }
+func (s *store) failed(id a2a.TaskID, why string) { s.change(id, func(n *note) { n.Failed = why }) }
+
+func (s *store) change(id a2a.TaskID, f func(*note)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n, ok := s.readLocked(id); ok {
+		f(&n)
+		s.write(n)
+	}
+}
+
+// path is the note of a task, "" for an id that cannot name a file of
+// its own (every id this agent gives can).
+func (s *store) path(id a2a.TaskID) string {
+	if s.dir == "" || id == "" || len(id) > 200 || strings.ContainsAny(string(id), `/\:`) || strings.HasPrefix(string(id), ".") {
+		return ""
+	}
+	return filepath.Join(s.dir, string(id)+".json")
+}
+
+// write writes a note whole: a temporary file, renamed. A note that
+// cannot be written leaves the task to memory.
+func (s *store) write(n note) {
+	p := s.path(n.ID)
+	if p == "" {
+		return
+	}
+	b, err := json.Marshal(n)
+	if err != nil || os.MkdirAll(s.dir, 0o700) != nil {
+		return
+	}
+	tmp := p + ".tmp"
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		os.Rename(tmp, p)
+	}
+}
+
+func (s *store) read(id a2a.TaskID) (note, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readLocked(id)
+}
+
+func (s *store) readLocked(id a2a.TaskID) (note, bool) {
+	p := s.path(id)
+	if p == "" {
+		return note{}, false
+	}
+	b, err := os.ReadFile(p)
+	var n note
+	if err != nil || json.Unmarshal(b, &n) != nil || n.ID != id {
+		return note{}, false
+	}
+	return n, true
+}
+
+// notes are every note, in no order.
+func (s *store) notes() []note {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.notesLocked()
+}
+
+func (s *store) notesLocked() []note {
+	if s.dir == "" {
+		return nil
+	}
+	es, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil
+	}
+	var out []note
+	for _, e := range es {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		if n, ok := s.readLocked(a2a.TaskID(id)); ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// rebuild makes a task of an earlier process again: its prompt, and what
+// its run's directory says (its state, its answer), as Execute said them.
+func (s *store) rebuild(n note) *a2a.Task {
+	t := &a2a.Task{ID: n.ID, ContextID: n.ContextID}
+	if n.Prompt != "" {
+		t.History = []*a2a.Message{{ID: "prompt-" + string(n.ID), Role: a2a.MessageRoleUser, ContextID: n.ContextID, TaskID: n.ID,
+			Parts: a2a.ContentParts{a2a.NewTextPart(n.Prompt)}}}
+	}
+	say := func(state a2a.TaskState, why string) {
+		t.Status = a2a.TaskStatus{State: state}
+		if why != "" {
+			t.Status.Message = &a2a.Message{ID: "status-" + string(n.ID), Role: a2a.MessageRoleAgent, ContextID: n.ContextID, TaskID: n.ID,
+				Parts: a2a.ContentParts{a2a.NewTextPart(text(why))}}
+		}
+	}
+	run := s.run(n.RunID)
+	switch {
+	case run == nil && n.Failed != "":
+		say(a2a.TaskStateFailed, n.Failed)
+		return t
+	case run == nil && n.Canceled:
+		say(a2a.TaskStateCanceled, "canceled")
+		return t
+	case run == nil:
+		say(a2a.TaskStateFailed, "its run did not begin before uagent-stream stopped, or its run directory is gone")
+		return t
+	}
+	var ended *uahstream.Ended
+	for l := range uahstream.ReadEvents(run.Events()).Lines() {
+		if l.Ended != nil {
+			ended = l.Ended
+		}
+	}
+	at := run.StartedAt()
+	if run.Summary != nil {
+		at = at.Add(time.Duration(run.Summary.WallMS) * time.Millisecond)
+	}
+	defer func() { t.Status.Timestamp = &at }()
+	if ended != nil && !n.Canceled {
+		if answer := ended.Fold.Answer(); answer != "" {
+			t.Artifacts = []*a2a.Artifact{{ID: "answer", Name: "answer", Parts: a2a.ContentParts{a2a.NewTextPart(text(answer))}}}
+		}
+	}
+	switch {
+	case n.Canceled:
+		say(a2a.TaskStateCanceled, "canceled: the run was interrupted")
+	case run.Summary != nil && run.Summary.Status == string(stream.StatusRunning):
+		say(a2a.TaskStateWorking, "")
+	case run.Finished() && run.Summary.Status == string(stream.StatusOK):
+		say(a2a.TaskStateCompleted, "")
+	case run.Finished():
+		why := "the run ended " + run.Summary.Status
+		if st := run.Summary.Stats; len(st.Failures)+len(st.Errors) > 0 {
+			why += ": " + append(append([]string{}, st.Failures...), st.Errors...)[0]
+		}
+		say(a2a.TaskStateFailed, why)
+	default:
+		say(a2a.TaskStateFailed, "the run was cut off: it has no summary (uagent stopped before it ended)")
+	}
+	return t
+}
+
+// run is the run directory of id in the history, nil without one.
+func (s *store) run(id string) *statedir.Run {
+	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
+		return nil
+	}
+	for _, d := range s.dirs {
+		if r, err := statedir.OpenRun(filepath.Join(d, "runs", id)); err == nil {
+			return r
+		}
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+// Package webguard is what the module's HTTP servers (serve's page and
+// events, the A2A agent) guard their requests with: a bearer token
+// compared in constant time, and, without a token, the Host a request
+// names, so that a page of another origin cannot reach a server on
+// loopback through DNS rebinding.
+package webguard
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// Token is a token kept as its SHA-256, compared in constant time (of the
+// hashes, so that not even the length leaks). The zero Token, and a nil
+// one, accept nothing.
+type Token struct {
+	sum [32]byte
+	set bool
+}
+
+// NewToken returns the Token of t, nil for an empty t.
+func NewToken(t string) *Token {
+	if t == "" {
+		return nil
+	}
+	return &Token{sum: sha256.Sum256([]byte(t)), set: true}
+}
+
+// Valid reports whether s is the token.
+func (t *Token) Valid(s string) bool {
+	if t == nil || !t.set {
+		return false
+	}
+	sum := sha256.Sum256([]byte(s))
+	return subtle.ConstantTimeCompare(sum[:], t.sum[:]) == 1
+}
+
+// Bearer reports whether r carries the token as "Authorization: Bearer
+// TOKEN" (the scheme in any case).
+func (t *Token) Bearer(r *http.Request) bool {
+	scheme, bt, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && t.Valid(strings.TrimSpace(bt))
+}
+
+// LocalHost reports whether the request's Host names the server locally:
+// the address it was received on, localhost, or a loopback address, on
+// the port it was received on.
+func LocalHost(r *http.Request) bool {
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil {
+		return false
+	}
+	lhost, lport, err := net.SplitHostPort(local.String())
+	if err != nil || port != lport {
+		return false
+	}
+	if host == lhost || strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
