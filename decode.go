@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,8 @@ import (
 	"reflect"
 	"sync"
 	"time"
-	"unsafe"
+
+	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
 // Decoder reads a uagent v1 stream line by line. Each known line becomes the
@@ -59,7 +59,7 @@ type Decoder struct {
 	rawParts        [][]byte
 	rawSkip, rawCut int
 
-	p        parser
+	p        jsonparse.Parser
 	released bool            // its memory was given back (see recycle)
 	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
 	afterBOM []byte          // line 1 without its byte-order mark, still to decode
@@ -106,19 +106,19 @@ func leanDecoder(r io.Reader, o decoderOptions) *Decoder {
 // next stream (at the end of the stream, Decode does): nothing it decoded
 // may be read from it after, and it decodes nothing more.
 func (d *Decoder) recycle() {
-	if !d.p.lean || d.released {
+	if !d.p.Lean || d.released {
 		return
 	}
 	d.released = true
 	if d.rerr == nil {
 		d.rerr = io.EOF
 	}
-	m := &decoderMem{buf: d.buf, leanLine: d.leanLine[:0], spare: d.spare, scratch: d.scratch, pending: d.pending[:0], pscratch: d.p.scratch}
+	m := &decoderMem{buf: d.buf, leanLine: d.leanLine[:0], spare: d.spare, scratch: d.scratch, pending: d.pending[:0], pscratch: d.p.Scratch}
 	if cap(m.leanLine) > 4<<20 {
 		m.leanLine = nil // a long line's memory is not kept
 	}
 	d.base += int64(d.start)
-	d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.scratch = nil, nil, nil, nil, nil, nil
+	d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.Scratch = nil, nil, nil, nil, nil, nil
 	d.start, d.end, d.scanned, d.raw, d.rawParts, d.chunks, d.long = 0, 0, 0, nil, nil, nil, 0
 	decoderMems.Put(m)
 }
@@ -137,9 +137,9 @@ func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
 func newDecoder(r io.Reader, o decoderOptions) *Decoder {
 	d := &Decoder{r: r, max: o.maxLine, chunk: longChunk}
 	if o.foldOnly {
-		d.p.lean = true
+		d.p.Lean = true
 		if m, _ := decoderMems.Get().(*decoderMem); m != nil {
-			d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.scratch = m.buf, m.leanLine, m.spare, m.scratch, m.pending, m.pscratch
+			d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.Scratch = m.buf, m.leanLine, m.spare, m.scratch, m.pending, m.pscratch
 			return d
 		}
 	}
@@ -223,9 +223,9 @@ func (d *Decoder) Line() int { return d.line }
 // in place), the first call joins the line again from the chunks it was
 // read in: it then costs a copy of the line.
 func (d *Decoder) Raw() []byte {
-	if d.p.edited {
+	if d.p.Edited {
 		raw := bytes.Join(d.rawParts, nil)
-		d.raw, d.rawParts, d.p.edited = raw[d.rawSkip:len(raw)-d.rawCut], nil, false
+		d.raw, d.rawParts, d.p.Edited = raw[d.rawSkip:len(raw)-d.rawCut], nil, false
 	}
 	return d.raw
 }
@@ -249,7 +249,7 @@ func (d *Decoder) next() ([]byte, error) {
 		keep := min(n-1, maxSpare-len(d.spare))
 		d.spare = append(d.spare, d.rawParts[:keep]...)
 	}
-	d.raw, d.rawParts, d.p.own, d.p.edited = nil, nil, false, false
+	d.raw, d.rawParts, d.p.Own, d.p.Edited = nil, nil, false, false
 	for {
 		if i := bytes.IndexByte(d.buf[d.start+d.scanned:d.end], '\n'); i >= 0 {
 			n := d.scanned + i
@@ -277,7 +277,7 @@ func (d *Decoder) take(n, adv int) []byte {
 	d.lineOff = d.base + int64(d.start) - int64(d.long)
 	line := d.buf[d.start : d.start+n]
 	switch {
-	case d.long > 0 && d.p.lean:
+	case d.long > 0 && d.p.Lean:
 		// For the fold alone (Summarize, Validate), whose Decoder copies
 		// every string it builds: the line is joined into memory the
 		// Decoder keeps for the next long line (and the next stream: see
@@ -301,7 +301,7 @@ func (d *Decoder) take(n, adv int) []byte {
 		// strings were unescaped in place.
 		d.rawParts = append(d.chunks, line)
 		line = bytes.Join(d.rawParts, nil)
-		d.chunks, d.long, d.p.own = nil, 0, true
+		d.chunks, d.long, d.p.Own = nil, 0, true
 	}
 	d.start += adv
 	d.scanned = 0
@@ -417,433 +417,6 @@ func (d *Decoder) skipLong() error {
 	d.scanned = 0
 	return &LineError{Line: d.line, Offset: d.lineOff,
 		Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrLineTooLong, size, d.max)}
-}
-
-// lineState is what decoding one line has found so far: the header
-// fields, the kind and its scratch DTO, and the first field fault, kept
-// while the rest of the line is read.
-type lineState struct {
-	line                 []byte
-	hasV, hasType, hasAt bool
-	vPos, end            int // where the value of v is, where the object ends (its '}')
-	v                    int64
-	typ                  string
-	at                   time.Time
-	k                    *kind // nil until a known type is read
-	dv                   reflect.Value
-	base                 unsafe.Pointer // dv's address
-	fault                *parseError    // the first wrong-typed field or bad time
-}
-
-// decodeLine decodes one non-blank line: its members, then the members
-// that came before its type, then the verdict.
-func (d *Decoder) decodeLine(line []byte) (any, error) {
-	p := &d.p
-	p.data, p.pos = line, 0
-	ls := &d.ls
-	*ls = lineState{line: line}
-	d.pending = d.pending[:0]
-	clear(p.present[:codecs])
-	return d.decodeMembers()
-}
-
-func (d *Decoder) decodeMembers() (any, error) {
-	p, ls := &d.p, &d.ls
-	if p.peek() != '{' {
-		return nil, d.lineErr(p.syntax("'{'"))
-	}
-	fault := p.members(false, d.member)
-	if err := keepFault(&ls.fault, fault); err != nil {
-		return nil, d.lineErr(err)
-	}
-	ls.end = p.pos - 1
-	if p.peek() != 0 {
-		return nil, d.lineErr(p.syntax("the end of the line"))
-	}
-	if err := d.fillPending(); err != nil {
-		return nil, d.lineErr(err)
-	}
-	if err := ls.verdict(); err != nil {
-		return nil, d.lineErr(err)
-	}
-	if ls.k == nil {
-		raw := ls.line
-		switch {
-		case p.edited: // strings before the type were unescaped in place: the line as read, joined again
-			raw = d.Raw()
-		case !p.own:
-			raw = bytes.Clone(raw)
-		}
-		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: raw}, nil
-	}
-	*(*header)(ls.base) = header{V: int(ls.v), Type: ls.k.typ, At: ls.at} // every DTO starts with it
-	if ls.k == finished.kind {
-		(*RunFinishedDTO)(ls.base).absent = p.summaryAbsent()
-	}
-	return ls.dv.Interface(), nil
-}
-
-// lineErr makes the LineError of a fault of the line; a syntax error at
-// the end of the stream's last line is a truncated line.
-func (d *Decoder) lineErr(e *parseError) error {
-	ls := &d.ls
-	le := &LineError{Line: d.line, Offset: d.lineOff + int64(e.pos), Type: ls.typ, Field: e.field, Err: e.err}
-	if errors.Is(e.err, ErrSyntax) && e.pos >= len(ls.line) && d.atEOF() {
-		le.Err = fmt.Errorf("%w: the stream ends inside the line (%d bytes)", ErrTruncated, len(ls.line))
-	}
-	return le
-}
-
-// member reads the value of one member of the line: a header field, a
-// field of the DTO once the type is known, kept for later before it,
-// skipped for an unknown type. When the key is the line's own bytes (it
-// had no escapes), a kept member keeps them instead of reading it again.
-func (d *Decoder) member(key []byte, keyPos, keyEnd int) *parseError {
-	p, ls := &d.p, &d.ls
-	valPos := p.pos
-	keyInLine := len(key) == keyEnd-keyPos-2
-	switch string(key) {
-	case "v":
-		ls.vPos = valPos
-		err := d.headerV()
-		ls.hasV = ls.hasV || err == nil
-		return err
-	case "type":
-		if ls.hasType {
-			err := &parseError{pos: valPos, field: "type", err: fmt.Errorf("%w: type given twice", ErrFieldType)}
-			return cmp.Or(p.skip(1), err)
-		}
-		ls.hasType = true
-		err := d.headerType() // sets ls.k for a known type
-		if ls.k != nil {
-			ls.dv = d.dto(ls.k)
-			ls.base = ls.dv.Addr().UnsafePointer()
-		}
-		return err
-	case "at":
-		err := d.headerAt()
-		ls.hasAt = ls.hasAt || err == nil
-		return err
-	}
-	switch {
-	case ls.k != nil:
-		return d.field(ls.k.codec, key, ls.base)
-	case !ls.hasType: // before the type: decoded once it is known
-		pf := pendingField{key: keyPos, val: valPos}
-		if keyInLine {
-			pf.name = key
-		}
-		var err *parseError
-		if p.peek() == '"' && p.lean { // read again once the type is known, built only if the fold reads it
-			if end, ok := skipStringValid(p.data, p.pos); ok {
-				p.pos = end
-				d.pending = append(d.pending, pf)
-				return nil
-			}
-		}
-		if p.peek() == '"' { // decoded once: pendingString sets it
-			pf.str, err = p.str()
-			pf.isStr = err == nil
-		} else {
-			err = p.skip(1)
-		}
-		d.pending = append(d.pending, pf)
-		return err
-	}
-	return p.skip(1)
-}
-
-// fillPending decodes the members that came before the type into the DTO
-// (strings decoded in the first pass are set as they are).
-func (d *Decoder) fillPending() *parseError {
-	p, ls := &d.p, &d.ls
-	if ls.k == nil {
-		return nil
-	}
-	end := p.pos
-	c := ls.k.codec
-	for _, pf := range d.pending {
-		key := pf.name
-		if key == nil {
-			p.pos = pf.key
-			key, _ = p.stringBytes() // checked in the first pass
-		}
-		if pf.isStr {
-			if err := keepFault(&ls.fault, d.pendingString(c, key, pf)); err != nil {
-				return err
-			}
-			continue
-		}
-		p.pos = pf.val
-		if err := keepFault(&ls.fault, d.field(c, key, ls.base)); err != nil {
-			return err
-		}
-	}
-	clear(d.pending) // let go of the strings
-	p.pos = end
-	return nil
-}
-
-// pendingString sets the DTO field named key to a string value decoded in
-// the first pass, without reading it again (in a line unescaped in place,
-// its bytes are no longer the string): what field would do with it.
-func (d *Decoder) pendingString(c *structCodec, key []byte, pf pendingField) *parseError {
-	i, ok := c.find(key)
-	if !ok {
-		return nil
-	}
-	f := &c.fields[i]
-	d.p.present[c.id] |= 1 << i
-	fp := unsafe.Add(d.ls.base, f.offset)
-	switch f.kind {
-	case kindString:
-		*(*string)(fp) = pf.str
-		return nil
-	case kindTime:
-		t, ok := parseTime([]byte(pf.str))
-		if !ok {
-			return &parseError{pos: pf.val, field: f.name, err: fmt.Errorf("%w: %q is not RFC 3339", ErrBadTime, pf.str)}
-		}
-		*(*time.Time)(fp) = t
-		return nil
-	}
-	return &parseError{pos: pf.val, field: f.name, err: fmt.Errorf("%w: want %s, got string", ErrFieldType, kindNames[f.kind])}
-}
-
-// verdict is the line's error, if any, in the order of what matters most:
-// another version, a broken v or type, a missing type or v, a field fault,
-// a missing at. Each points at its field: at its value, or, for a field
-// that is missing, at the end of the object.
-func (ls *lineState) verdict() *parseError {
-	switch {
-	case ls.hasV && ls.v != SchemaVersion:
-		return &parseError{pos: ls.vPos, field: "v", err: fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, ls.v, SchemaVersion)}
-	case ls.fault != nil && (ls.fault.field == "type" || ls.fault.field == "v"):
-		return ls.fault
-	case !ls.hasType: // where it is missing: at the end of the object
-		return &parseError{pos: ls.end, field: "type", err: fmt.Errorf("%w: every line has a type", ErrMissingField)}
-	case !ls.hasV:
-		return &parseError{pos: ls.end, field: "v", err: fmt.Errorf("%w: every line has a v", ErrMissingField)}
-	case ls.fault != nil:
-		return ls.fault
-	case !ls.hasAt:
-		return &parseError{pos: ls.end, field: "at", err: fmt.Errorf("%w: every line has an at", ErrMissingField)}
-	}
-	return nil
-}
-
-// dto returns the zeroed scratch DTO of kind k.
-func (d *Decoder) dto(k *kind) reflect.Value {
-	i := k.index
-	if !d.scratch[i].IsValid() {
-		d.scratch[i] = reflect.New(k.dto).Elem()
-	} else {
-		d.scratch[i].SetZero()
-	}
-	return d.scratch[i]
-}
-
-// field decodes the value at p.pos into the DTO field named key, or skips it
-// when the DTO has no such field.
-func (d *Decoder) field(c *structCodec, key []byte, base unsafe.Pointer) *parseError {
-	p := &d.p
-	i, ok := c.find(key)
-	if !ok {
-		return p.skip(1)
-	}
-	f := &c.fields[i]
-	p.present[c.id] |= 1 << i
-	if err := p.value(f, unsafe.Add(base, f.offset), 1); err != nil {
-		return withField(err, f.name)
-	}
-	return nil
-}
-
-// finished is where run_finished's summary is in the field table: the
-// codecs of its summary and of the summary's stats, and their indexes. The
-// event table's init sets it.
-var finished struct {
-	kind                    *kind
-	summary, stats          *structCodec
-	statsField, answerField int
-}
-
-func initFinished() {
-	f := &finished
-	f.kind = kindByType[TypeRunFinished]
-	f.summary = f.kind.codec.fields[f.kind.codec.byName["summary"]].sub
-	f.statsField, f.answerField = f.summary.byName["stats"], f.summary.byName["answer"]
-	f.stats = f.summary.fields[f.statsField].sub
-}
-
-// summaryAbsent returns the bits of RunFinishedDTO.absent for the line just
-// parsed: the stats fields and the answer its summary lacks.
-func (p *parser) summaryAbsent() uint64 {
-	has := p.present[finished.summary.id]
-	var absent uint64
-	if has&(1<<finished.answerField) == 0 {
-		absent |= answerAbsent
-	}
-	stats := uint64(0)
-	if has&(1<<finished.statsField) != 0 {
-		stats = p.present[finished.stats.id]
-	}
-	return absent | ^stats&(1<<len(finished.stats.fields)-1)
-}
-
-// missing returns the dotted paths of the required fields that the line
-// last decoded (a DTO of kind k) does not have, nested objects included
-// when they are present: its identity fields, and in strict mode every
-// field that is not omitempty. It reads the presence the parse recorded.
-func (d *Decoder) missing(k *kind, strict bool) []string {
-	return d.p.missing(k.codec, "", strict)
-}
-
-func (p *parser) missing(c *structCodec, prefix string, strict bool) []string {
-	var out []string
-	for i, f := range c.fields {
-		switch {
-		case len(f.index) == 2 && f.index[0] == 0: // v, type, at: the Decoder requires them
-		case p.present[c.id]&(1<<i) == 0:
-			if f.identity || (strict && !f.omitEmpty) {
-				out = append(out, prefix+f.name)
-			}
-		case f.kind == kindStruct:
-			out = append(out, p.missing(f.sub, prefix+f.name+".", strict)...)
-		}
-	}
-	return out
-}
-
-// headerV decodes v, an integer.
-func (d *Decoder) headerV() *parseError {
-	p := &d.p
-	start := p.pos
-	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
-		return d.wrongType(start, "v", "integer")
-	}
-	span, integer, err := p.number()
-	if err != nil {
-		return err
-	}
-	n, ok := int64(0), false
-	if integer {
-		n, ok = parseInt(span, 64)
-	}
-	if !ok {
-		return &parseError{pos: start, field: "v", err: fmt.Errorf("%w: v is %s, want an integer", ErrFieldType, span)}
-	}
-	d.ls.v = n
-	return nil
-}
-
-// headerType decodes type, a string, and finds its kind when the type is
-// known.
-func (d *Decoder) headerType() *parseError {
-	p := &d.p
-	if p.peek() != '"' {
-		return d.wrongType(p.pos, "type", "string")
-	}
-	b, err := p.stringBytes()
-	if err != nil {
-		return err
-	}
-	if k, ok := kindByType[string(b)]; ok {
-		d.ls.typ, d.ls.k = k.typ, k
-	} else {
-		d.ls.typ = string(b)
-	}
-	return nil
-}
-
-// headerAt decodes at, an RFC 3339 time in UTC.
-func (d *Decoder) headerAt() *parseError {
-	p := &d.p
-	start := p.pos
-	if p.peek() != '"' {
-		return d.wrongType(start, "at", "string")
-	}
-	b, err := p.stringBytes()
-	if err != nil {
-		return err
-	}
-	t, ok := parseAt(b)
-	if !ok {
-		return &parseError{pos: start, field: "at", err: fmt.Errorf("%w: %q is not an RFC 3339 time in UTC", ErrBadTime, b)}
-	}
-	d.ls.at = t
-	return nil
-}
-
-// parseUTC reads the one form uagent writes, "2006-01-02T15:04:05Z" with
-// an optional fraction of 1 to 9 digits, as time.Time.UnmarshalText would
-// and in UTC. It reports false for anything else, valid or not, which
-// UnmarshalText then reads.
-func parseUTC(b []byte) (time.Time, bool) {
-	n := len(b)
-	if n < 20 || n > 30 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[n-1] != 'Z' {
-		return time.Time{}, false
-	}
-	num := func(i, w int) int {
-		v := 0
-		for _, c := range b[i : i+w] {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	hour, minute, sec := num(11, 2), num(14, 2), num(17, 2)
-	if year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
-		return time.Time{}, false
-	}
-	if day > 28 && day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
-		return time.Time{}, false
-	}
-	ns := 0
-	if n > 20 {
-		digits := n - 21
-		if b[19] != '.' || digits < 1 || digits > 9 {
-			return time.Time{}, false
-		}
-		if ns = num(20, digits); ns < 0 {
-			return time.Time{}, false
-		}
-		for range 9 - digits {
-			ns *= 10
-		}
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, ns, time.UTC), true
-}
-
-func (d *Decoder) wrongType(start int, name, want string) *parseError {
-	p := &d.p
-	got := p.jsonKind()
-	if err := p.skip(1); err != nil {
-		return err
-	}
-	return &parseError{pos: start, field: name, err: fmt.Errorf("%w: want %s, got %s", ErrFieldType, want, got)}
-}
-
-// parseTime parses an RFC 3339 time as time.Time.UnmarshalText does,
-// uagent's own form without it.
-func parseTime(b []byte) (time.Time, bool) {
-	t, ok := parseUTC(b)
-	if !ok {
-		ok = t.UnmarshalText(b) == nil
-	}
-	return t, ok
-}
-
-// parseAt parses an RFC 3339 time whose offset is zero and returns it in UTC.
-func parseAt(b []byte) (time.Time, bool) {
-	t, ok := parseTime(b)
-	if _, off := t.Zone(); !ok || off != 0 {
-		return time.Time{}, false
-	}
-	return t.UTC(), true
 }
 
 // UnknownDTO is a line whose type this package does not know. The [Decoder]

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"errors"
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"strconv"
 )
 
@@ -59,11 +60,11 @@ func (e *LineError) Unwrap() error { return e.Err }
 // [LineError], and ErrNotDurable.
 var (
 	// ErrSyntax: the line is not one well-formed JSON object.
-	ErrSyntax = errors.New("invalid JSON")
+	ErrSyntax = jsonparse.ErrSyntax
 	// ErrFieldType: a field has the wrong JSON type or an out-of-range value.
-	ErrFieldType = errors.New("wrong JSON type")
+	ErrFieldType = jsonparse.ErrFieldType
 	// ErrBadTime: a time is not RFC 3339, or at is not in UTC.
-	ErrBadTime = errors.New("invalid time")
+	ErrBadTime = jsonparse.ErrBadTime
 	// ErrMissingField: a field every line must have (v, type, at) is absent.
 	ErrMissingField = errors.New("missing field")
 	// ErrUnsupportedVersion: the line's v is not SchemaVersion.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,67 +80,67 @@ func utcTime() obj {
 
 // fieldSchema is the schema of one DTO field. running tells whether a
 // summary status may be running (summary.json) or not (run_finished).
-func fieldSchema(owner string, f field, running bool) any {
-	switch f.kind {
-	case kindString:
+func fieldSchema(owner string, f jsonparse.Field, running bool) any {
+	switch f.Kind {
+	case jsonparse.KindString:
 		switch {
-		case owner == TypeControlInput && f.name == "mode":
+		case owner == TypeControlInput && f.Name == "mode":
 			return obj{{"type", "string"}, {"enum", controlModes}}
-		case owner == "summary" && f.name == "status":
+		case owner == "summary" && f.Name == "status":
 			return obj{{"type", "string"}, {"enum", append(slices.Clone(finishedStatuses), map[bool][]string{true: {"running"}}[running]...)}}
 		}
 		return obj{{"type", "string"}}
-	case kindInt:
+	case jsonparse.KindInt:
 		return obj{{"type", "integer"}}
-	case kindBool:
+	case jsonparse.KindBool:
 		return obj{{"type", "boolean"}}
-	case kindTime:
+	case jsonparse.KindTime:
 		return utcTime()
-	case kindMapInt:
+	case jsonparse.KindMapInt:
 		return obj{{"type", "object"}, {"additionalProperties", obj{{"type", "integer"}}}}
-	case kindStrings:
+	case jsonparse.KindStrings:
 		return obj{{"type", "array"}, {"items", obj{{"type", "string"}}}}
-	case kindStruct:
-		return obj{{"$ref", "#/$defs/" + defName(f.sub)}}
+	case jsonparse.KindStruct:
+		return obj{{"$ref", "#/$defs/" + defName(f.Sub)}}
 	}
-	panic(f.name)
+	panic(f.Name)
 }
 
-func defName(c *structCodec) string {
+func defName(c *jsonparse.StructCodec) string {
 	return map[reflect.Type]string{
 		reflect.TypeFor[TokensDTO]():  "tokens",
 		reflect.TypeFor[StatsDTO]():   "stats",
 		reflect.TypeFor[SummaryDTO](): "summary",
-	}[c.typ]
+	}[c.Type]
 }
 
 // objectSchema is the schema of a struct's fields; defs collects the
 // nested structs it needs. The compatible schema requires the identity
 // fields; the strict one every field that is not omitempty.
-func objectSchema(owner string, c *structCodec, running, strict bool, defs map[string]any) obj {
+func objectSchema(owner string, c *jsonparse.StructCodec, running, strict bool, defs map[string]any) obj {
 	var props obj
 	required := []string{}
-	for _, f := range c.fields {
+	for _, f := range c.Fields {
 		var s any
 		switch {
-		case owner != "" && owner != "summary" && f.name == "v" && len(f.index) == 2:
+		case owner != "" && owner != "summary" && f.Name == "v" && len(f.Index) == 2:
 			s = obj{{"type", "integer"}, {"const", SchemaVersion}}
-		case owner != "" && owner != "summary" && f.name == "type" && len(f.index) == 2:
+		case owner != "" && owner != "summary" && f.Name == "type" && len(f.Index) == 2:
 			s = obj{{"type", "string"}, {"const", owner}}
 		default:
 			s = fieldSchema(owner, f, running)
 		}
-		if f.kind == kindStruct {
-			name := defName(f.sub)
+		if f.Kind == jsonparse.KindStruct {
+			name := defName(f.Sub)
 			sub := "summary"
 			if name != "summary" {
 				sub = name
 			}
-			defs[name] = objectSchema(sub, f.sub, running, strict, defs)
+			defs[name] = objectSchema(sub, f.Sub, running, strict, defs)
 		}
-		props = append(props, kv{f.name, s})
-		if f.identity || (strict && !f.omitEmpty) {
-			required = append(required, f.name)
+		props = append(props, kv{f.Name, s})
+		if f.Identity || (strict && !f.OmitEmpty) {
+			required = append(required, f.Name)
 		}
 	}
 	return obj{{"type", "object"}, {"required", required}, {"properties", props}, {"additionalProperties", true}}

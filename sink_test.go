@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"io"
 	"reflect"
 	"strings"
@@ -213,7 +214,7 @@ func TestSinkRefusesTheTimesEncodingJSONRefuses(t *testing.T) {
 		// In a summary the time keeps its zone, as in a hand-built DTO.
 		dto := SummaryDTO{StartedAt: at}
 		want, wantErr := json.Marshal(dto)
-		got, gotErr := summaryCodec.appendObject(nil, reflect.ValueOf(dto))
+		got, gotErr := summaryCodec.AppendObject(nil, reflect.ValueOf(dto))
 		if wantErr != nil {
 			assert.Error(t, gotErr, "%v", at)
 			continue
@@ -267,7 +268,7 @@ func TestSinkBadInput(t *testing.T) {
 		s.Emit(UserMessage{At: t0})
 		s.Emit(UserMessage{At: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)})
 		s.Emit(UserMessage{At: t0})
-		require.ErrorIs(t, s.Err(), errTimeRange)
+		require.ErrorIs(t, s.Err(), jsonparse.ErrTimeRange)
 		assert.Equal(t, 1, strings.Count(buf.String(), "\n"))
 		assert.Contains(t, s.Err().Error(), `stream: encode user_message: field "at"`)
 	})
@@ -363,14 +364,14 @@ func TestSinkKeepsTheFirstError(t *testing.T) {
 		s.Emit(UserMessage{At: t0})
 		s.Emit(badTime)
 		assert.ErrorIs(t, s.Err(), errDiskFull)
-		assert.NotErrorIs(t, s.Err(), errTimeRange)
+		assert.NotErrorIs(t, s.Err(), jsonparse.ErrTimeRange)
 	})
 	t.Run("an encode error, then a write error", func(t *testing.T) {
 		w := &failingWriter{limit: 0}
 		s := NewSink(w)
 		s.Emit(badTime)
 		s.Emit(UserMessage{At: t0})
-		assert.ErrorIs(t, s.Err(), errTimeRange)
+		assert.ErrorIs(t, s.Err(), jsonparse.ErrTimeRange)
 		assert.NotErrorIs(t, s.Err(), errDiskFull)
 		assert.Zero(t, w.calls, "nothing is written after the first error")
 	})

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"iter"
 	"maps"
 	"math"
@@ -233,18 +234,18 @@ func (d Difference) String() string {
 // JSON requires.
 func statsDiff(recorded, recomputed SummaryDTO, absent uint64) []Difference {
 	var out []Difference
-	c := summaryCodec.fields[summaryCodec.byName["stats"]].sub
+	c := summaryCodec.Fields[summaryCodec.ByName["stats"]].Sub
 	rv, gv := reflect.ValueOf(recorded.Stats), reflect.ValueOf(recomputed.Stats)
-	for i, f := range c.fields {
+	for i, f := range c.Fields {
 		if absent&(1<<i) != 0 {
 			continue
 		}
-		a, b := fieldOf(rv, f.index), fieldOf(gv, f.index)
-		if (f.kind == kindMapInt || f.kind == kindStrings) && a.Len() == 0 && b.Len() == 0 {
+		a, b := jsonparse.FieldOf(rv, f.Index), jsonparse.FieldOf(gv, f.Index)
+		if (f.Kind == jsonparse.KindMapInt || f.Kind == jsonparse.KindStrings) && a.Len() == 0 && b.Len() == 0 {
 			continue
 		}
 		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			out = append(out, Difference{"stats." + f.name, jsonOf(a.Interface()), jsonOf(b.Interface())})
+			out = append(out, Difference{"stats." + f.Name, jsonOf(a.Interface()), jsonOf(b.Interface())})
 		}
 	}
 	if recorded.Answer != recomputed.Answer && absent&answerAbsent == 0 {
@@ -267,3 +268,6 @@ func jsonOf(v any) string {
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
+
+// summaryCodec is the field table of summary.json.
+var summaryCodec = jsonparse.CodecFor(reflect.TypeFor[SummaryDTO]())

@@ -59,6 +59,7 @@
 package stream
 
 import (
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"reflect"
 	"sync"
 	"time"
@@ -92,11 +93,11 @@ const (
 // kind is one row of the event table: everything the package knows about
 // one event type.
 type kind struct {
-	index int          // position in kinds
-	typ   string       // wire name
-	dto   reflect.Type // DTO struct type
-	event reflect.Type // domain struct type
-	codec *structCodec // the DTO's fields, for encoding and decoding
+	index int                    // position in kinds
+	typ   string                 // wire name
+	dto   reflect.Type           // DTO struct type
+	event reflect.Type           // domain struct type
+	codec *jsonparse.StructCodec // the DTO's fields, for encoding and decoding
 
 	toDTO   func(e Event, at time.Time) any
 	toEvent func(dto any) Event
@@ -147,7 +148,7 @@ func def[E Event, D any, P dtoPtr[D]](typ string, to func(E) D, from func(D) E) 
 	k.encode = func(b []byte, e Event, at time.Time) ([]byte, error) {
 		d := dtos.Get().(*D)
 		fill(d, e, at)
-		b, err := k.codec.appendObject(b, reflect.ValueOf(d).Elem())
+		b, err := k.codec.AppendObject(b, reflect.ValueOf(d).Elem())
 		*d = *new(D) // let go of the event's strings
 		dtos.Put(d)
 		return b, err
@@ -274,9 +275,9 @@ var (
 func init() {
 	for i, k := range kinds {
 		k.index = i
-		k.codec = codecFor(k.dto)
+		k.codec = jsonparse.CodecFor(k.dto)
 		for _, name := range unreadFields[k.typ] {
-			k.codec.fields[k.codec.byName[name]].unread = true
+			k.codec.Fields[k.codec.ByName[name]].Unread = true
 		}
 		for i := range k.event.NumField() {
 			if k.event.Field(i).Type.Kind() == reflect.String {

@@ -24,7 +24,7 @@ func TestEventTableIsComplete(t *testing.T) {
 		"turn_started", "model_responded", "tool_called", "tool_started", "tool_finished", "assistant_message",
 		"reasoning", "runner_error", "run_finished"}, eventTypes())
 	for _, k := range kinds {
-		assert.Equal(t, []string{"v", "type", "at"}, []string{k.codec.fields[0].name, k.codec.fields[1].name, k.codec.fields[2].name}, k.typ)
+		assert.Equal(t, []string{"v", "type", "at"}, []string{k.codec.Fields[0].Name, k.codec.Fields[1].Name, k.codec.Fields[2].Name}, k.typ)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -55,7 +56,7 @@ func (osFS) SyncDir(dir string) error {
 // MarshalIndent returns s as summary.json holds it: 2-space indented JSON,
 // no HTML escaping, a trailing newline (what `uagent-stream stats` prints).
 func (s SummaryDTO) MarshalIndent() ([]byte, error) {
-	compact, err := summaryCodec.appendObject(nil, reflect.ValueOf(s))
+	compact, err := summaryCodec.AppendObject(nil, reflect.ValueOf(s))
 	if err != nil {
 		return nil, fmt.Errorf("stream: encode summary: %w", err)
 	}
@@ -132,23 +133,23 @@ func ReadSummaryFile(path string) (SummaryDTO, error) {
 
 // unmarshalSummary decodes one summary object with the stream's parser.
 func unmarshalSummary(data []byte, s *SummaryDTO) error {
-	p := parser{data: data}
-	err := p.expect('{', "'{'")
+	p := jsonparse.Parser{Data: data}
+	err := p.Expect('{', "'{'")
 	if err == nil {
-		p.pos--
-		err = p.object(summaryCodec, unsafe.Pointer(s), 1)
+		p.Pos--
+		err = p.Object(summaryCodec, unsafe.Pointer(s), 1)
 	}
-	if err == nil && p.peek() != 0 {
-		err = p.syntax("the end of the file")
+	if err == nil && p.Peek() != 0 {
+		err = p.Syntax("the end of the file")
 	}
 	if err != nil {
-		if errors.Is(err.err, ErrSyntax) && err.pos >= len(data) {
+		if errors.Is(err.Err, ErrSyntax) && err.Pos >= len(data) {
 			return fmt.Errorf("%w: the file ends at byte %d, inside the JSON", ErrTruncated, len(data))
 		}
-		if err.field != "" {
-			return fmt.Errorf("byte %d: field %q: %w", err.pos, err.field, err.err)
+		if err.Field != "" {
+			return fmt.Errorf("byte %d: field %q: %w", err.Pos, err.Field, err.Err)
 		}
-		return fmt.Errorf("byte %d: %w", err.pos, err.err)
+		return fmt.Errorf("byte %d: %w", err.Pos, err.Err)
 	}
 	if s.V != SchemaVersion {
 		return fmt.Errorf("%w: v is %d, this reader knows %d", ErrUnsupportedVersion, s.V, SchemaVersion)

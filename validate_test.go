@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/uagentkit/stream/internal/jsonparse"
 	"os"
 	"path/filepath"
 	"strings"
@@ -234,7 +235,7 @@ func TestLimitsAtTheirEdges(t *testing.T) {
 		if strings.HasSuffix(prefix, "[") {
 			closing = "]" + strings.Repeat("}", open-1)
 		}
-		for _, depth := range []int{maxDepth, maxDepth + 1} {
+		for _, depth := range []int{jsonparse.MaxDepth, jsonparse.MaxDepth + 1} {
 			n := depth - open
 			line := []byte(prefix + strings.Repeat("[", n) + strings.Repeat("]", n) + closing + "\n")
 			var v any

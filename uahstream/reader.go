@@ -17,7 +17,7 @@ type Raw = jsonparse.Raw
 // package's parser; names are their types' names.
 var (
 	codecs = map[string]struct {
-		codec jsonparse.Codec
+		codec *jsonparse.StructCodec
 		typ   reflect.Type
 	}{}
 	names = map[reflect.Type]string{}
@@ -26,7 +26,7 @@ var (
 func register[T any](typ string) {
 	t := reflect.TypeFor[T]()
 	codecs[typ] = struct {
-		codec jsonparse.Codec
+		codec *jsonparse.StructCodec
 		typ   reflect.Type
 	}{jsonparse.NewCodec(t), t}
 	names[t] = typ

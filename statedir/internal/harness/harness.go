@@ -19,7 +19,6 @@ import (
 	"reflect"
 	"time"
 
-	_ "github.com/uagentkit/stream" // sets the parser in jsonparse
 	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
@@ -199,7 +198,7 @@ func (r *Reader) outcome(l *Line) (*Line, Outcome, string) {
 
 // decode is json.Unmarshal(text, v) for the strict codec c of v's type:
 // the parser's reading where it reads text, else encoding/json's.
-func (r *Reader) decode(c jsonparse.Codec, text jsonparse.Raw, v any) error {
+func (r *Reader) decode(c *jsonparse.StructCodec, text jsonparse.Raw, v any) error {
 	if !r.slow && jsonparse.Parse(c, []byte(text), v) == nil {
 		return nil
 	}

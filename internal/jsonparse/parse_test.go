@@ -1,4 +1,4 @@
-package stream
+package jsonparse
 
 import (
 	"encoding/json"
@@ -103,20 +103,20 @@ func FuzzSkip(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		fast := &parser{data: []byte(s)}
+		fast := &Parser{Data: []byte(s)}
 		ok := fast.skipValid(1)
-		slow := &parser{data: []byte(s)}
+		slow := &Parser{Data: []byte(s)}
 		err := slow.skipChecked(1)
 		if ok {
 			require.Nil(t, err, "skipValid skipped what skipChecked refuses")
-			require.Equal(t, slow.pos, fast.pos, "where the value ends")
+			require.Equal(t, slow.Pos, fast.Pos, "where the value ends")
 		} else {
-			require.Zero(t, fast.pos, "skipValid leaves p.pos when it does not skip")
+			require.Zero(t, fast.Pos, "skipValid leaves p.pos when it does not skip")
 		}
 		trimmed := strings.TrimRight(s, " \t\r\n")
 		if json.Valid([]byte(trimmed)) && strings.Count(s, "[")+strings.Count(s, "{") < skipLevels {
 			require.True(t, ok, "a valid value is skipped")
-			require.Equal(t, len(trimmed), fast.pos)
+			require.Equal(t, len(trimmed), fast.Pos)
 		}
 	})
 }

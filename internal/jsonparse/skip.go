@@ -1,4 +1,4 @@
-package stream
+package jsonparse
 
 import (
 	"encoding/binary"
@@ -12,9 +12,9 @@ import (
 // as it was and reports false, and skipChecked reads the value again to
 // say what is wrong. It accepts exactly what skipChecked accepts (depth
 // as there) and ends where it ends.
-func (p *parser) skipValid(depth int) bool {
-	data := p.data
-	i := p.pos
+func (p *Parser) skipValid(depth int) bool {
+	data := p.Data
+	i := p.Pos
 	var open [skipLevels / 64]uint64 // a bit per open container: 1 an object
 	n := 0
 	obj := func() bool { return open[(n-1)>>6]>>((n-1)&63)&1 == 1 }
@@ -27,11 +27,11 @@ value:
 		switch c := data[i]; c {
 		case '"':
 			var ok bool
-			if i, ok = skipStringValid(data, i); !ok {
+			if i, ok = SkipStringValid(data, i); !ok {
 				return false
 			}
 		case '{', '[':
-			if n == skipLevels || depth+n+1 > maxDepth {
+			if n == skipLevels || depth+n+1 > MaxDepth {
 				return false
 			}
 			closer := byte(']')
@@ -79,7 +79,7 @@ value:
 		// after a value: the end, a comma or a closer
 		for {
 			if n == 0 {
-				p.pos = i
+				p.Pos = i
 				return true
 			}
 			if i = skipSpace(data, i); i >= len(data) {
@@ -129,7 +129,7 @@ func skipKey(data []byte, i int) (int, bool) {
 	if i = skipSpace(data, i); i >= len(data) || data[i] != '"' {
 		return i, false
 	}
-	i, ok := skipStringValid(data, i)
+	i, ok := SkipStringValid(data, i)
 	if !ok {
 		return i, false
 	}
@@ -139,10 +139,10 @@ func skipKey(data []byte, i int) (int, bool) {
 	return i + 1, true
 }
 
-// skipStringValid skips the string at data[i] (its quote) when it is
+// SkipStringValid skips the string at data[i] (its quote) when it is
 // valid: no control character, every escape one JSON has. Its UTF-8 is
 // not checked: invalid UTF-8 in a string is replaced, never an error.
-func skipStringValid(data []byte, i int) (int, bool) {
+func SkipStringValid(data []byte, i int) (int, bool) {
 	i++
 	for {
 		for ; i+8 <= len(data); i += 8 {

@@ -1,4 +1,4 @@
-package stream
+package jsonparse
 
 import (
 	"errors"
@@ -12,14 +12,14 @@ import (
 	"unicode/utf8"
 )
 
-// appendObject appends v, a struct of c's type, as encoding/json would.
-func (c *structCodec) appendObject(b []byte, v reflect.Value) ([]byte, error) {
+// AppendObject appends v, a struct of c's type, as encoding/json would.
+func (c *StructCodec) AppendObject(b []byte, v reflect.Value) ([]byte, error) {
 	b = append(b, '{')
 	first := true
-	for i := range c.fields {
-		f := &c.fields[i]
-		fv := fieldOf(v, f.index)
-		if f.omitEmpty && isEmpty(f.kind, fv) {
+	for i := range c.Fields {
+		f := &c.Fields[i]
+		fv := FieldOf(v, f.Index)
+		if f.OmitEmpty && isEmpty(f.Kind, fv) {
 			continue
 		}
 		if !first {
@@ -28,26 +28,26 @@ func (c *structCodec) appendObject(b []byte, v reflect.Value) ([]byte, error) {
 		first = false
 		b = append(b, f.key...)
 		var err error
-		switch f.kind {
-		case kindString:
+		switch f.Kind {
+		case KindString:
 			b = appendString(b, fv.String())
-		case kindInt:
+		case KindInt:
 			b = strconv.AppendInt(b, fv.Int(), 10)
-		case kindBool:
+		case KindBool:
 			b = strconv.AppendBool(b, fv.Bool())
-		case kindTime:
+		case KindTime:
 			b, err = appendTime(b, timeOf(fv))
-		case kindStruct:
-			b, err = f.sub.appendObject(b, fv)
-		case kindMapInt:
+		case KindStruct:
+			b, err = f.Sub.AppendObject(b, fv)
+		case KindMapInt:
 			b = appendMapInt(b, fv.Interface().(map[string]int))
-		case kindStrings:
+		case KindStrings:
 			b = appendStrings(b, fv.Interface().([]string))
 		default:
 			err = errors.New("the writer encodes the DTOs' kinds of field only")
 		}
 		if err != nil {
-			return b, fmt.Errorf("field %q: %w", f.name, err)
+			return b, fmt.Errorf("field %q: %w", f.Name, err)
 		}
 	}
 	return append(b, '}'), nil
@@ -61,22 +61,22 @@ func timeOf(v reflect.Value) time.Time {
 	return v.Interface().(time.Time)
 }
 
-func isEmpty(k fieldKind, v reflect.Value) bool {
+func isEmpty(k FieldKind, v reflect.Value) bool {
 	switch k {
-	case kindString:
+	case KindString:
 		return v.Len() == 0
-	case kindInt:
+	case KindInt:
 		return v.Int() == 0
-	case kindBool:
+	case KindBool:
 		return !v.Bool()
-	case kindMapInt, kindStrings:
+	case KindMapInt, KindStrings:
 		return v.Len() == 0
 	}
 	return false
 }
 
-// errTimeRange is what encoding/json refuses: a time RFC 3339 cannot hold.
-var errTimeRange = errors.New("time outside RFC 3339: year must be in [0,9999] and zone hour in [0,23]")
+// ErrTimeRange is what encoding/json refuses: a time RFC 3339 cannot hold.
+var ErrTimeRange = errors.New("time outside RFC 3339: year must be in [0,9999] and zone hour in [0,23]")
 
 func appendTime(b []byte, t time.Time) ([]byte, error) {
 	n := len(b)
@@ -84,12 +84,12 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	s := b[n+1:]
 	if len(s) < 5 || s[4] != '-' {
-		return b[:n], errTimeRange
+		return b[:n], ErrTimeRange
 	}
 	if s[len(s)-1] != 'Z' { // as time.Time.MarshalJSON checks the zone
 		c := s[len(s)-len("Z07:00")]
 		if ('0' <= c && c <= '9') || (s[len(s)-5]-'0')*10+(s[len(s)-4]-'0') >= 24 {
-			return b[:n], errTimeRange
+			return b[:n], ErrTimeRange
 		}
 	}
 	return append(b, '"'), nil

@@ -1,4 +1,4 @@
-package stream
+package jsonparse
 
 // The field table: what reflection finds once per DTO type in its json and
 // stream tags. The encoder (encode.go), the parser (parse.go), Validate and
@@ -12,58 +12,56 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
-type fieldKind uint8
+type FieldKind uint8
 
 const (
-	kindString fieldKind = iota
-	kindInt
-	kindBool
-	kindTime
-	kindStruct
-	kindMapInt
-	kindStrings
-	kindStructs // a slice of structs
-	kindRaw     // jsonparse.Raw: any JSON value, as its text
-	kindPtr     // a pointer to a struct: nil for null
+	KindString FieldKind = iota
+	KindInt
+	KindBool
+	KindTime
+	KindStruct
+	KindMapInt
+	KindStrings
+	KindStructs // a slice of structs
+	KindRaw     // Raw: any JSON value, as its text
+	KindPtr     // a pointer to a struct: nil for null
 )
 
-var kindNames = [...]string{
-	kindString:  "string",
-	kindInt:     "integer",
-	kindBool:    "boolean",
-	kindTime:    "string",
-	kindStruct:  "object",
-	kindMapInt:  "object",
-	kindStrings: "array",
-	kindStructs: "array",
-	kindRaw:     "value",
-	kindPtr:     "object",
+var KindNames = [...]string{
+	KindString:  "string",
+	KindInt:     "integer",
+	KindBool:    "boolean",
+	KindTime:    "string",
+	KindStruct:  "object",
+	KindMapInt:  "object",
+	KindStrings: "array",
+	KindStructs: "array",
+	KindRaw:     "value",
+	KindPtr:     "object",
 }
 
-type field struct {
-	name      string // JSON name
+type Field struct {
+	Name      string // JSON name
 	key       string // `"name":`, as written
-	index     []int  // reflect index path
-	kind      fieldKind
-	omitEmpty bool
-	identity  bool         // tagged stream:"id": required even in compatible mode
-	unread    bool         // a string the fold does not read (see unreadFields)
+	Index     []int  // reflect index path
+	Kind      FieldKind
+	OmitEmpty bool
+	Identity  bool         // tagged stream:"id": required even in compatible mode
+	Unread    bool         // a string the fold does not read (see unreadFields)
 	strict    bool         // a time of a strict codec: one with an escape is an error
 	bits      int          // size of an integer field
-	sub       *structCodec // fields of a nested struct, or of a slice's elements
+	Sub       *StructCodec // fields of a nested struct, or of a slice's elements
 	elem      reflect.Type // the elements' type of a slice of structs
-	offset    uintptr      // where the field is in its top struct, for the parser
+	Offset    uintptr      // where the field is in its top struct, for the parser
 }
 
-type structCodec struct {
-	id     int // index of the codec's presence bits in a parser
-	typ    reflect.Type
-	fields []field
-	byName map[string]int
+type StructCodec struct {
+	ID     int // index of the codec's presence bits in a parser
+	Type   reflect.Type
+	Fields []Field
+	ByName map[string]int
 	// strict: what encoding/json reads otherwise than the parser is an
 	// error, so that a reader that must read as encoding/json does (the
 	// runner's records) can read such a line another way: a key that is
@@ -78,16 +76,16 @@ type structCodec struct {
 
 // makeStrict makes c, and the codecs of its nested structs, strict (see
 // structCodec.strict). A strict codec has at most 64 fields.
-func (c *structCodec) makeStrict() {
-	if len(c.fields) > 64 {
-		panic("stream: a strict codec of more than 64 fields: " + c.typ.String())
+func (c *StructCodec) makeStrict() {
+	if len(c.Fields) > 64 {
+		panic("stream: a strict codec of more than 64 fields: " + c.Type.String())
 	}
 	c.strict = true
-	for i := range c.fields {
-		f := &c.fields[i]
-		f.strict = f.kind == kindTime
-		if f.sub != nil && !f.sub.strict {
-			f.sub.makeStrict()
+	for i := range c.Fields {
+		f := &c.Fields[i]
+		f.strict = f.Kind == KindTime
+		if f.Sub != nil && !f.Sub.strict {
+			f.Sub.makeStrict()
 		}
 	}
 }
@@ -95,7 +93,7 @@ func (c *structCodec) makeStrict() {
 // folds reports whether key matches a field's name ignoring case, as
 // encoding/json matches keys (Unicode simple folding: "KIND", and "Kınd"
 // is not, but "\u212aind" with the Kelvin sign is).
-func (c *structCodec) folds(key []byte) bool {
+func (c *StructCodec) folds(key []byte) bool {
 	ascii := true
 	for _, b := range key {
 		if b >= utf8.RuneSelf {
@@ -108,14 +106,14 @@ func (c *structCodec) folds(key []byte) bool {
 			return false
 		}
 		for _, i := range c.byLen[len(key)] {
-			if asciiEqualFold(key, c.fields[i].name) {
+			if asciiEqualFold(key, c.Fields[i].Name) {
 				return true
 			}
 		}
 		return false
 	}
-	for _, f := range c.fields {
-		if bytes.EqualFold(key, []byte(f.name)) {
+	for _, f := range c.Fields {
+		if bytes.EqualFold(key, []byte(f.Name)) {
 			return true
 		}
 	}
@@ -138,11 +136,11 @@ func asciiEqualFold(a []byte, b string) bool {
 	return true
 }
 
-// find returns the index of the field named key.
-func (c *structCodec) find(key []byte) (int, bool) {
+// Find returns the index of the field named key.
+func (c *StructCodec) Find(key []byte) (int, bool) {
 	if len(key) < len(c.byLen) {
 		for _, i := range c.byLen[len(key)] {
-			if string(key) == c.fields[i].name {
+			if string(key) == c.Fields[i].Name {
 				return int(i), true
 			}
 		}
@@ -150,49 +148,49 @@ func (c *structCodec) find(key []byte) (int, bool) {
 	return 0, false
 }
 
-// codecs counts the codecs built, which gives each its id; every codec is
+// Codecs counts the Codecs built, which gives each its id; every codec is
 // built at init, so a parser's presence bits have room for all of them.
-var codecs int
+var Codecs int
 
 // maxCodecs bounds the codecs a parser tracks presence for.
 const maxCodecs = 64
 
 var (
 	timeType = reflect.TypeFor[time.Time]()
-	rawType  = reflect.TypeFor[jsonparse.Raw]()
+	rawType  = reflect.TypeFor[Raw]()
 )
 
-// codecFor builds the field table of a DTO struct type. It panics on a field
+// CodecFor builds the field table of a DTO struct type. It panics on a field
 // type the codec does not support: that is a programming error caught by the
 // package's own tests.
-func codecFor(t reflect.Type) *structCodec { return newCodec(t, true) }
+func CodecFor(t reflect.Type) *StructCodec { return newCodec(t, true) }
 
 // newCodec builds a field table; one without presence (the shapes of the
 // module's other packages, see jsonparse) takes no presence bits.
-func newCodec(t reflect.Type, presence bool) *structCodec {
-	c := &structCodec{id: -1, typ: t, byName: map[string]int{}}
+func newCodec(t reflect.Type, presence bool) *StructCodec {
+	c := &StructCodec{ID: -1, Type: t, ByName: map[string]int{}}
 	if t.NumField() > 64 {
 		panic("stream: a struct of more than 64 fields")
 	}
 	if presence {
-		c.id = codecs
-		codecs++
-		if c.id >= maxCodecs {
+		c.ID = Codecs
+		Codecs++
+		if c.ID >= maxCodecs {
 			panic("stream: too many DTO codecs for the presence bits")
 		}
 	}
 	c.addFields(t, nil, 0, presence)
-	for i, f := range c.fields {
-		c.byName[f.name] = i
-		if len(f.name) >= len(c.byLen) {
+	for i, f := range c.Fields {
+		c.ByName[f.Name] = i
+		if len(f.Name) >= len(c.byLen) {
 			panic("stream: a DTO field name longer than the key table")
 		}
-		c.byLen[len(f.name)] = append(c.byLen[len(f.name)], uint8(i))
+		c.byLen[len(f.Name)] = append(c.byLen[len(f.Name)], uint8(i))
 	}
 	return c
 }
 
-func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr, presence bool) {
+func (c *StructCodec) addFields(t reflect.Type, prefix []int, base uintptr, presence bool) {
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		index := append(slices.Clone(prefix), i)
@@ -205,44 +203,41 @@ func (c *structCodec) addFields(t reflect.Type, prefix []int, base uintptr, pres
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		f := field{name: name, key: `"` + name + `":`, index: index, omitEmpty: opts == "omitempty",
-			identity: sf.Tag.Get("stream") == "id", offset: base + sf.Offset}
+		f := Field{Name: name, key: `"` + name + `":`, Index: index, OmitEmpty: opts == "omitempty",
+			Identity: sf.Tag.Get("stream") == "id", Offset: base + sf.Offset}
 		switch {
 		case sf.Type == timeType:
-			f.kind = kindTime
+			f.Kind = KindTime
 		case sf.Type == rawType:
-			f.kind = kindRaw
+			f.Kind = KindRaw
 		case sf.Type.Kind() == reflect.String:
-			f.kind = kindString
+			f.Kind = KindString
 		case sf.Type.Kind() == reflect.Int || sf.Type.Kind() == reflect.Int64:
-			f.kind, f.bits = kindInt, sf.Type.Bits()
+			f.Kind, f.bits = KindInt, sf.Type.Bits()
 			if f.bits != 32 && f.bits != 64 {
 				panic("stream: unsupported integer size in " + t.String() + "." + sf.Name)
 			}
 		case sf.Type.Kind() == reflect.Bool:
-			f.kind = kindBool
+			f.Kind = KindBool
 		case sf.Type.Kind() == reflect.Struct:
-			f.kind, f.sub = kindStruct, newCodec(sf.Type, presence)
+			f.Kind, f.Sub = KindStruct, newCodec(sf.Type, presence)
 		case sf.Type == reflect.TypeFor[map[string]int]():
-			f.kind = kindMapInt
+			f.Kind = KindMapInt
 		case sf.Type == reflect.TypeFor[[]string]():
-			f.kind = kindStrings
+			f.Kind = KindStrings
 		case sf.Type.Kind() == reflect.Slice && sf.Type.Elem().Kind() == reflect.Struct && sf.Type.Elem() != timeType:
-			f.kind, f.elem, f.sub = kindStructs, sf.Type.Elem(), newCodec(sf.Type.Elem(), presence)
+			f.Kind, f.elem, f.Sub = KindStructs, sf.Type.Elem(), newCodec(sf.Type.Elem(), presence)
 		case sf.Type.Kind() == reflect.Pointer && sf.Type.Elem().Kind() == reflect.Struct && sf.Type.Elem() != timeType:
-			f.kind, f.elem, f.sub = kindPtr, sf.Type.Elem(), newCodec(sf.Type.Elem(), presence)
+			f.Kind, f.elem, f.Sub = KindPtr, sf.Type.Elem(), newCodec(sf.Type.Elem(), presence)
 		default:
 			panic("stream: unsupported DTO field " + t.String() + "." + sf.Name)
 		}
-		c.fields = append(c.fields, f)
+		c.Fields = append(c.Fields, f)
 	}
 }
 
-// summaryCodec is the field table of summary.json.
-var summaryCodec = codecFor(reflect.TypeFor[SummaryDTO]())
-
-// fieldOf is v.FieldByIndex for the short paths of the DTOs.
-func fieldOf(v reflect.Value, index []int) reflect.Value {
+// FieldOf is v.FieldByIndex for the short paths of the DTOs.
+func FieldOf(v reflect.Value, index []int) reflect.Value {
 	for _, i := range index {
 		v = v.Field(i)
 	}

@@ -1,4 +1,4 @@
-package stream
+package jsonparse
 
 // The scan of JSON strings: a word (eight bytes) at a time, with UTF-8
 // checked as the bytes go by, unescaped into scratch memory or in place.
@@ -123,13 +123,13 @@ func plainRun(data []byte, i int, u *utf8Words) int {
 // until the next call. utf8OK reports that the value is valid UTF-8 for
 // sure; when it is false, the caller checks (escapes write valid UTF-8, so
 // only the raw bytes can be invalid).
-func (p *parser) unquote(inPlace bool) (b []byte, utf8OK, inLine bool, err *parseError) {
-	data := p.data
-	start := p.pos + 1
+func (p *Parser) unquote(inPlace bool) (b []byte, utf8OK, inLine bool, err *ParseError) {
+	data := p.Data
+	start := p.Pos + 1
 	var u utf8Words
 	i := plainRun(data, start, &u)
 	if i < len(data) && data[i] == '"' {
-		p.pos = i + 1
+		p.Pos = i + 1
 		return data[start:i], u.valid(), true, nil
 	}
 	b, err = p.unescape(start, i, &u, inPlace)
@@ -145,35 +145,35 @@ func (p *parser) unquote(inPlace bool) (b []byte, utf8OK, inLine bool, err *pars
 // word stored whole before it is known how much of it is plain; in place,
 // a whole word is stored only once the value is eight bytes or more behind
 // its source (before that, the plain bytes of a word are moved by copy).
-func (p *parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *parseError) {
-	data := p.data
+func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *ParseError) {
+	data := p.Data
 	out, o := data, i
 	var hi uint64                  // the raw bytes after the first escape, or-ed
-	p.edited = p.edited || inPlace // from the first escape on, the line is changed
+	p.Edited = p.Edited || inPlace // from the first escape on, the line is changed
 	if !inPlace {
 		need := len(data) - start + 8
-		if need > longChunk { // a long line: the string's own length, found first
-			at := p.pos
+		if need > bigString { // a long line: the string's own length, found first
+			at := p.Pos
 			if err := p.skipString(); err != nil {
 				return nil, err
 			}
-			need, p.pos = p.pos-start+8, at
+			need, p.Pos = p.Pos-start+8, at
 		}
-		if cap(p.scratch) < need {
-			p.scratch = make([]byte, need)
+		if cap(p.Scratch) < need {
+			p.Scratch = make([]byte, need)
 		}
-		out = p.scratch[:cap(p.scratch)]
+		out = p.Scratch[:cap(p.Scratch)]
 		o = copy(out, data[start:i])
 	}
 	for {
 		// At a byte that is not plain, or the end.
 		if i >= len(data) {
-			p.pos = i
-			return nil, p.syntax("the end of the string")
+			p.Pos = i
+			return nil, p.Syntax("the end of the string")
 		}
 		switch c := data[i]; {
 		case c == '"':
-			p.pos = i + 1
+			p.Pos = i + 1
 			// The bytes after the first escape were not checked as they
 			// were read: when one is not ASCII, the value is checked whole.
 			u.unsure = u.unsure || hi&msb != 0
@@ -202,7 +202,7 @@ func (p *parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *pa
 			}
 			continue
 		case c < 0x20:
-			p.pos = i
+			p.Pos = i
 			return nil, p.fail(ErrSyntax, "control character 0x%02x in a string", c)
 		}
 		// A plain run, a word at a time, and the one-byte escapes in it.
@@ -241,11 +241,11 @@ func (p *parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *pa
 	}
 }
 
-// stringBytes parses a string at p.pos (a quote) and returns its contents,
+// StringBytes parses a string at p.pos (a quote) and returns its contents,
 // unescaped, with invalid UTF-8 replaced by U+FFFD byte by byte, as
 // encoding/json does. The result aliases p.data or p.scratch: it is valid
 // until the next call.
-func (p *parser) stringBytes() ([]byte, *parseError) {
+func (p *Parser) StringBytes() ([]byte, *ParseError) {
 	b, utf8OK, _, err := p.unquote(false)
 	if err != nil || utf8OK || validUTF8(b) {
 		return b, err
@@ -253,15 +253,20 @@ func (p *parser) stringBytes() ([]byte, *parseError) {
 	return fixUTF8(b), nil
 }
 
+// bigString is the length from which the scratch buffer of an unescaped
+// string is sized by the string's own length, found first, not by the
+// rest of the line.
+const bigString = 64 << 10
+
 // aliasMin is the length from which a string value shares the memory of a
 // line the parser owns. A shorter one is copied, so that keeping an id
 // does not keep a long line alive.
 const aliasMin = 256
 
-// str parses a string value into a Go string: its own memory, or a slice
+// Str parses a string value into a Go string: its own memory, or a slice
 // of a line the parser owns (see own).
-func (p *parser) str() (string, *parseError) {
-	b, utf8OK, inLine, err := p.unquote(p.own)
+func (p *Parser) Str() (string, *ParseError) {
+	b, utf8OK, inLine, err := p.unquote(p.Own)
 	if err != nil {
 		return "", err
 	}
@@ -269,7 +274,7 @@ func (p *parser) str() (string, *parseError) {
 		b = fixUTF8(b) // new: nothing else refers to it
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
-	if p.own && inLine && len(b) >= aliasMin {
+	if p.Own && inLine && len(b) >= aliasMin {
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
 	return string(b), nil
@@ -318,11 +323,11 @@ func fixUTF8(b []byte) []byte {
 }
 
 // escape decodes the escape sequence at data[i] (a backslash) into buf.
-func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
-	data := p.data
+func (p *Parser) escape(buf []byte, i int) ([]byte, int, *ParseError) {
+	data := p.Data
 	if i+1 >= len(data) {
-		p.pos = len(data)
-		return buf, i, p.syntax("an escape sequence")
+		p.Pos = len(data)
+		return buf, i, p.Syntax("an escape sequence")
 	}
 	if r := simpleEscape[data[i+1]]; r != 0 {
 		return append(buf, r), i + 2, nil
@@ -331,7 +336,7 @@ func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
 	case 'u':
 		r, ok := hex4(data, i+2)
 		if !ok {
-			p.pos = min(i+2, len(data))
+			p.Pos = min(i+2, len(data))
 			return buf, i, p.bad4(i)
 		}
 		i += 6
@@ -340,7 +345,7 @@ func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
 			if i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
 				r2, ok2 = hex4(data, i+2)
 				if !ok2 {
-					p.pos = min(i+2, len(data))
+					p.Pos = min(i+2, len(data))
 					return buf, i, p.bad4(i)
 				}
 			}
@@ -351,17 +356,17 @@ func (p *parser) escape(buf []byte, i int) ([]byte, int, *parseError) {
 		}
 		return utf8.AppendRune(buf, r), i, nil
 	default:
-		p.pos = i
+		p.Pos = i
 		return buf, i, p.fail(ErrSyntax, "invalid escape: %s after a backslash", quoteByte(c))
 	}
 }
 
-func (p *parser) bad4(i int) *parseError {
-	if i+6 > len(p.data) {
-		p.pos = len(p.data)
-		return p.syntax("4 hex digits")
+func (p *Parser) bad4(i int) *ParseError {
+	if i+6 > len(p.Data) {
+		p.Pos = len(p.Data)
+		return p.Syntax("4 hex digits")
 	}
-	p.pos = i
+	p.Pos = i
 	return p.fail(ErrSyntax, "invalid \\u escape")
 }
 
@@ -396,34 +401,34 @@ func utf16Decode(r1, r2 rune) rune {
 }
 
 // skipString consumes a string, checking its escapes.
-func (p *parser) skipString() *parseError {
-	data := p.data
-	i := p.pos + 1
+func (p *Parser) skipString() *ParseError {
+	data := p.Data
+	i := p.Pos + 1
 	var u utf8Words
 	for {
 		i = plainRun(data, i, &u)
 		if i >= len(data) {
-			p.pos = i
-			return p.syntax("the end of the string")
+			p.Pos = i
+			return p.Syntax("the end of the string")
 		}
 		switch c := data[i]; {
 		case c == '"':
-			p.pos = i + 1
+			p.Pos = i + 1
 			return nil
 		case c == '\\':
 			if i+1 < len(data) && simpleEscape[data[i+1]] != 0 {
 				i += 2
 				break
 			}
-			if cap(p.scratch) < utf8.UTFMax {
-				p.scratch = make([]byte, 0, 64)
+			if cap(p.Scratch) < utf8.UTFMax {
+				p.Scratch = make([]byte, 0, 64)
 			}
-			var perr *parseError
-			if _, i, perr = p.escape(p.scratch[:0], i); perr != nil {
+			var perr *ParseError
+			if _, i, perr = p.escape(p.Scratch[:0], i); perr != nil {
 				return perr
 			}
 		default:
-			p.pos = i
+			p.Pos = i
 			return p.fail(ErrSyntax, "control character 0x%02x in a string", c)
 		}
 	}
