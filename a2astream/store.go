@@ -35,6 +35,8 @@ type store struct {
 	contexts map[string]bool // the contexts of the notes, read once
 }
 
+// stored is a task of this process as the SDK last stored it; it is
+// never changed, only replaced.
 type stored struct {
 	task    *a2a.Task
 	version taskstore.TaskVersion
@@ -114,8 +116,11 @@ func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (tasksto
 	if req.PrevVersion != taskstore.TaskVersionMissing && st.version != req.PrevVersion {
 		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
 	}
-	st.task, st.version, st.updated = c, st.version+1, time.Now()
-	return st.version, nil
+	// A new stored task, not the old one changed: Get reads one whole,
+	// outside the lock.
+	next := &stored{task: c, version: st.version + 1, updated: time.Now()}
+	s.live[req.Task.ID] = next
+	return next.version, nil
 }
 
 // Get implements taskstore.Store: a task of this process as the SDK keeps
