@@ -284,11 +284,12 @@ func (d *Decoder) take(n, adv int) []byte {
 		// leanDecoder).
 		d.rawParts = append(d.chunks, line)
 		if cap(d.leanLine) < d.long+len(line) {
-			d.leanLine = make([]byte, 0, d.long+len(line))
-		}
-		d.leanLine = d.leanLine[:0]
-		for _, part := range d.rawParts {
-			d.leanLine = append(d.leanLine, part...)
+			d.leanLine = bytes.Join(d.rawParts, nil) // memory not cleared first
+		} else {
+			d.leanLine = d.leanLine[:0]
+			for _, part := range d.rawParts {
+				d.leanLine = append(d.leanLine, part...)
+			}
 		}
 		line = d.leanLine
 		if cap(d.leanLine) > 1<<20 {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // AppendObject appends v, a struct of c's type, as encoding/json would.
@@ -137,15 +138,18 @@ var safeASCII = func() (t [256]bool) {
 const hexDigits = "0123456789abcdef"
 
 // safeRun returns the index of the first byte at or after i that is not
-// printable ASCII other than the quote and the backslash, eight bytes at a
-// time while it can (the same word trick as the parser's plainRun, with
-// the high bit flagged too).
+// printable ASCII other than the quote and the backslash: a word at a time
+// (the parser's trick, with the high bit flagged too) where the next stop
+// is near, and a run longer than four words at the vector scan's speed
+// (scanASCII), over the string's bytes read in place.
 func safeRun(s string, i int) int {
-	for ; i+8 <= len(s); i += 8 {
+	for k := 0; i+8 <= len(s); i, k = i+8, k+1 {
+		if k == 4 {
+			return i + scanASCII(unsafe.Slice(unsafe.StringData(s[i:]), len(s)-i))
+		}
 		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		q, bs := w^(lsb*'"'), w^(lsb*'\\')
-		if m := (((w - lsb*0x20) &^ w) | ((q - lsb) &^ q) | ((bs - lsb) &^ bs) | w) & msb; m != 0 {
+		if m := specials(w) | w&msb; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}

@@ -13,13 +13,21 @@ import (
 func TestPlainRunMatchesByteByByte(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte{0x00, 0x1f, 0x20, 0x21, '"', '\\', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
-	for range 20000 {
-		data := make([]byte, rnd.IntN(40))
-		for i := range data {
-			if rnd.IntN(4) == 0 {
-				data[i] = alphabet[rnd.IntN(len(alphabet))]
-			} else {
-				data[i] = byte('a' + rnd.IntN(26))
+	pieces := []string{"é", "€", "😀", "日本", "\xed\xa0\x80", "\xc3", "\xf4\x90\x80\x80"}
+	for n := range 20000 {
+		var data []byte
+		size, odd := rnd.IntN(40), 4
+		if n%2 == 1 { // long, mostly ASCII: the vector scan, and back
+			size, odd = rnd.IntN(300), 40
+		}
+		for len(data) < size {
+			switch r := rnd.IntN(odd); {
+			case r == 0:
+				data = append(data, alphabet[rnd.IntN(len(alphabet))])
+			case r == 1:
+				data = append(data, pieces[rnd.IntN(len(pieces))]...)
+			default:
+				data = append(data, byte('a'+rnd.IntN(26)))
 			}
 		}
 		start := 0

@@ -90,10 +90,14 @@ func oddLeads(w, lead, lead3, lead4, b5, b4 uint64) uint64 {
 }
 
 // plainRun returns the index of the first byte at or after i that is not
-// plain, eight bytes at a time while it can, and adds the bytes it passed
-// over to u.
+// plain, and adds the bytes it passed over to u: two words at a time, with
+// UTF-8 checked, where the next stop is usually near (an escape every few
+// words, in real text); a run of ASCII longer than that goes on at the
+// vector scan's speed (scanASCII), until a byte that is not plain or that
+// begins a multi-byte sequence brings it back to the words.
 func plainRun(data []byte, i int, u *utf8Words) int {
-	for ; i+16 <= len(data); i += 16 { // two words a turn, one branch
+	ascii := 0 // two-word steps of ASCII in a row
+	for i+16 <= len(data) {
 		w, v := binary.LittleEndian.Uint64(data[i:]), binary.LittleEndian.Uint64(data[i+8:])
 		if specials(w)|specials(v) != 0 {
 			break
@@ -101,7 +105,16 @@ func plainRun(data []byte, i int, u *utf8Words) int {
 		if (w|v)&msb|u.carry != 0 {
 			u.add(w)
 			u.add(v)
+			ascii = 0
+		} else if ascii++; ascii == 2 {
+			j := i + 16 + scanASCII(data[i+16:])
+			if j >= len(data) || data[j] < utf8.RuneSelf {
+				return j // the end, or a byte that is not plain
+			}
+			i, ascii = j, 0 // a multi-byte sequence begins: words again
+			continue
 		}
+		i += 16
 	}
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])

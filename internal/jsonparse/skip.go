@@ -1,9 +1,6 @@
 package jsonparse
 
-import (
-	"encoding/binary"
-	"math/bits"
-)
+import "math/bits"
 
 // skipValid skips the value at p.pos, and reports true, when it is valid
 // JSON nested at most skipLevels deep: in one loop over the bytes, with
@@ -141,44 +138,58 @@ func skipKey(data []byte, i int) (int, bool) {
 
 // SkipStringValid skips the string at data[i] (its quote) when it is
 // valid: no control character, every escape one JSON has. Its UTF-8 is
-// not checked: invalid UTF-8 in a string is replaced, never an error.
+// not checked: invalid UTF-8 in a string is replaced, never an error. A
+// long string is read 64 bytes a step: the vector code flags its stops
+// (stringMask), and each flag is handled in turn, however many escapes
+// the block has.
 func SkipStringValid(data []byte, i int) (int, bool) {
 	i++
+	for len(data)-i >= 64 {
+		base := i
+		for m := stringMask(data[base:]); m != 0; m &= m - 1 {
+			j := base + bits.TrailingZeros64(m)
+			if j < i {
+				continue // a byte of the escape before
+			}
+			next, ok, end := stringStop(data, j)
+			if !ok || end {
+				return next, ok
+			}
+			i = next
+		}
+		i = max(i, base+64)
+	}
 	for {
-		for ; i+8 <= len(data); i += 8 {
-			if m := specials(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
+		i += scanWords(data[i:], 0)
+		next, ok, end := stringStop(data, i)
+		if !ok || end {
+			return next, ok
 		}
-		for i < len(data) && plain[data[i]] {
-			i++
+		i = next
+	}
+}
+
+// stringStop handles the byte at data[j] where a scan of a string
+// stopped: past the closing quote (ok and end); past an escape, when it
+// is one JSON has (ok); else where the string goes wrong.
+func stringStop(data []byte, j int) (next int, ok, end bool) {
+	if j >= len(data) {
+		return j, false, false
+	}
+	switch data[j] {
+	case '"':
+		return j + 1, true, true
+	case '\\':
+		if j+1 < len(data) && simpleEscape[data[j+1]] != 0 {
+			return j + 2, true, false
 		}
-		if i >= len(data) {
-			return i, false
-		}
-		switch data[i] {
-		case '"':
-			return i + 1, true
-		case '\\':
-			if i+1 < len(data) && simpleEscape[data[i+1]] != 0 {
-				i += 2
-				for i+1 < len(data) && data[i] == '\\' && simpleEscape[data[i+1]] != 0 { // runs of escapes, as JSON in JSON has
-					i += 2
-				}
-				continue
+		if j+1 < len(data) && data[j+1] == 'u' {
+			if _, ok := hex4(data, j+2); ok {
+				return j + 6, true, false
 			}
-			if i+1 < len(data) && data[i+1] == 'u' {
-				if _, ok := hex4(data, i+2); ok {
-					i += 6
-					continue
-				}
-			}
-			return i, false
-		default:
-			return i, false
 		}
 	}
+	return j, false, false
 }
 
 // skipNumber skips a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?

@@ -1,0 +1,13 @@
+//go:build purego || !(amd64 || arm64)
+
+package jsonparse
+
+// indexVector has no vector code here: the scan is scanWords'.
+func indexVector(b []byte, high bool) int { return 0 }
+
+// vectorName names the vector code the scans use.
+const vectorName = "none (Go, a word at a time)"
+
+// stringMask returns a bit for each of the 64 bytes at b[0] (len(b) is
+// 64 or more) that a JSON string may not hold as it is: bit i for b[i].
+func stringMask(b []byte) uint64 { return stringMaskBytes(b) }
