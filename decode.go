@@ -136,6 +136,7 @@ func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
 
 func newDecoder(r io.Reader, o decoderOptions) *Decoder {
 	d := &Decoder{r: r, max: o.maxLine, chunk: longChunk}
+	d.p.SkipContent = o.noContent
 	if o.foldOnly {
 		d.p.Lean = true
 		if m, _ := decoderMems.Get().(*decoderMem); m != nil {

@@ -2,7 +2,9 @@ package stream
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -130,6 +132,49 @@ func FuzzLeanSummarize(f *testing.F) {
 				require.Equal(t, w.FirstErrors[i].Error(), got.FirstErrors[i].Error())
 			}
 			require.Equal(t, w.Diff, got.Diff)
+		}
+	})
+}
+
+// FuzzWithoutContent holds a Decoder WithoutContent to the ordinary one:
+// the same lines, the same errors (a content string is checked as ever),
+// the same DTOs but for the content strings, which are empty.
+func FuzzWithoutContent(f *testing.F) {
+	f.Add([]byte(goodLine + "\n" + goodTail + "\n"))
+	f.Add([]byte(`{"v":1,"type":"tool_called","at":"2026-09-23T12:07:00Z","call_id":"c","name":"n","label":"l","arguments":"x\\"}` + "\n"))
+	f.Add([]byte(`{"v":1,"type":"user_message","at":"2026-09-23T12:07:00Z","id":"m","text":"a\"\u00e9"}` + "\n" + `{"v":1,"type":"reasoning","at":"2026-09-23T12:07:00Z","text":"\x01"}`))
+	f.Add([]byte(`{"text":"hi","at":"2026-09-23T12:07:00Z","type":"developer_message","v":1,"id":"d"}` + "\n" + `{"v":1,"type":"control_input","at":"2026-09-23T12:07:00Z","id":"c","mode":"steer","reason":7}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		all := NewDecoder(bytes.NewReader(data))
+		lean := NewDecoder(bytes.NewReader(data), WithoutContent())
+		for {
+			want, werr := all.Decode()
+			got, gerr := lean.Decode()
+			if werr != nil || gerr != nil {
+				require.Equal(t, fmt.Sprint(werr), fmt.Sprint(gerr))
+				if errors.Is(werr, io.EOF) {
+					return
+				}
+				continue
+			}
+			switch d := want.(type) {
+			case UserMessageDTO:
+				d.Text = ""
+				want = d
+			case DeveloperMessageDTO:
+				d.Text = ""
+				want = d
+			case ControlInputDTO:
+				d.Reason = ""
+				want = d
+			case ReasoningDTO:
+				d.Text = ""
+				want = d
+			case ToolCalledDTO:
+				d.Arguments = ""
+				want = d
+			}
+			require.Equal(t, want, got)
 		}
 	})
 }

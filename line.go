@@ -132,7 +132,7 @@ func (d *Decoder) member(key []byte, keyPos, keyEnd int) *jsonparse.ParseError {
 			pf.name = key
 		}
 		var err *jsonparse.ParseError
-		if p.Peek() == '"' && p.Lean { // read again once the type is known, built only if the fold reads it
+		if p.Peek() == '"' && (p.Lean || p.SkipContent) { // read again once the type is known, built only if the fold reads it
 			if end, ok := jsonparse.SkipStringValid(p.Data, p.Pos); ok {
 				p.Pos = end
 				d.pending = append(d.pending, pf)

@@ -6,8 +6,9 @@ package stream
 type DecoderOption func(*decoderOptions)
 
 type decoderOptions struct {
-	maxLine  int
-	foldOnly bool
+	maxLine   int
+	foldOnly  bool
+	noContent bool
 }
 
 func newDecoderOptions[O ValidateOption](opts []O) decoderOptions {
@@ -72,6 +73,15 @@ func WithMaxLineSize(n int) DecoderOption {
 // left empty. For a reader that only folds (stats, checks), about a
 // tenth faster; Summarize and Validate read so.
 func WithFoldOnly() DecoderOption { return func(o *decoderOptions) { o.foldOnly = true } }
+
+// WithoutContent makes a Decoder leave out what people and models wrote
+// but the assistant's text (the texts of user and developer messages and
+// of reasoning, tool calls' arguments, a control input's reason): those
+// strings are checked as always (a line is an error exactly when it would
+// be without the option) and left empty. For a reader that keeps none of
+// it, such as an export of tables without content; the fold's answers are
+// the same.
+func WithoutContent() DecoderOption { return func(o *decoderOptions) { o.noContent = true } }
 
 // WithExitCode tells [Validate] the exit code of the process that wrote the
 // stream, so that it accepts the endings the contract allows without

@@ -39,10 +39,10 @@
 // # Options
 //
 // The functions that read a stream take the options they read: a
-// [DecoderOption] ([WithMaxLineSize], [WithFoldOnly]) for [NewDecoder] and
-// [Summarize], a [ValidateOption] (those, [WithStrict], [WithExitCode])
-// for [Validate] and [Fold.Check]. An option a function does not read
-// does not compile.
+// [DecoderOption] ([WithMaxLineSize], [WithFoldOnly], [WithoutContent])
+// for [NewDecoder] and [Summarize], a [ValidateOption] (those,
+// [WithStrict], [WithExitCode]) for [Validate] and [Fold.Check]. An
+// option a function does not read does not compile.
 //
 // # Concurrency
 //
@@ -265,6 +265,17 @@ var unreadFields = map[string][]string{
 	TypeToolFinished:     {"label", "detail", "out_path", "err_path"},
 }
 
+// contentFields are the strings of each type that people and models
+// wrote, but the assistant's text (which the fold reads): what
+// WithoutContent checks and does not build.
+var contentFields = map[string][]string{
+	TypeUserMessage:      {"text"},
+	TypeDeveloperMessage: {"text"},
+	TypeControlInput:     {"reason"},
+	TypeReasoning:        {"text"},
+	TypeToolCalled:       {"arguments"},
+}
+
 // Indexes over the event table, built once.
 var (
 	kindByType  = map[string]*kind{}
@@ -278,6 +289,9 @@ func init() {
 		k.codec = jsonparse.CodecFor(k.dto)
 		for _, name := range unreadFields[k.typ] {
 			k.codec.Fields[k.codec.ByName[name]].Unread = true
+		}
+		for _, name := range contentFields[k.typ] {
+			k.codec.Fields[k.codec.ByName[name]].Content = true
 		}
 		for i := range k.event.NumField() {
 			if k.event.Field(i).Type.Kind() == reflect.String {

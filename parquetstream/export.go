@@ -509,7 +509,11 @@ func (x *Export) export(main *parts, s Source) report {
 			return r
 		}
 		defer f.Close()
-		rd = uahstream.NewReader(f)
+		var opts []stream.DecoderOption
+		if !x.content {
+			opts = append(opts, stream.WithoutContent()) // what is not exported is not built
+		}
+		rd = uahstream.NewReader(f, opts...)
 	}
 	sess := rd.Session()
 	sess.KeepText(x.content)

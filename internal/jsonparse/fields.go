@@ -50,6 +50,7 @@ type Field struct {
 	OmitEmpty bool
 	Identity  bool         // tagged stream:"id": required even in compatible mode
 	Unread    bool         // a string the fold does not read (see unreadFields)
+	Content   bool         // a string people or models wrote (see contentFields)
 	strict    bool         // a time of a strict codec: one with an escape is an error
 	bits      int          // size of an integer field
 	Sub       *StructCodec // fields of a nested struct, or of a slice's elements

@@ -38,6 +38,10 @@ type Parser struct {
 	// checked but not built: for Summarize and Validate, whose answers are
 	// the fold's.
 	Lean bool
+	// SkipContent leaves the strings people and models wrote
+	// (Field.Content) empty, checked but not built: for an export without
+	// content.
+	SkipContent bool
 	// Present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.
 	Present [maxCodecs]uint64
@@ -343,7 +347,7 @@ func (p *Parser) Value(f *Field, fp unsafe.Pointer, depth int) *ParseError {
 		if c != '"' {
 			break
 		}
-		if f.Unread && p.Lean {
+		if f.Unread && p.Lean || f.Content && p.SkipContent {
 			if end, ok := SkipStringValid(p.Data, p.Pos); ok {
 				p.Pos = end
 				return nil
