@@ -17,7 +17,7 @@ git -C .. archive "$rev" | tar -x -C before/old --wildcards '*.go' --exclude='*/
 for pkg in $(grep -ho '"github.com/uagentkit/stream/internal/[a-z]*"' before/old/*.go | sort -u | tr -d '"'); do
 	dir=${pkg#github.com/uagentkit/stream/}
 	mkdir -p "before/old/$dir"
-	git -C .. archive "$rev" "$dir" | tar -x -C before/old --wildcards '*.go' --exclude='*_test.go'
+	git -C .. archive "$rev" "$dir" | tar -x -C before/old --exclude='*_test.go' --exclude='testdata'
 done
 sed -i 's|"github.com/uagentkit/stream/internal/|"github.com/uagentkit/stream/bench/before/old/internal/|' before/old/*.go
 go run -tags before ./before "$@"

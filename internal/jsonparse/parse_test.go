@@ -1,6 +1,7 @@
 package jsonparse
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"strings"
@@ -125,6 +126,27 @@ func FuzzSkip(f *testing.F) {
 		if json.Valid([]byte(trimmed)) && strings.Count(s, "[")+strings.Count(s, "{") < skipLevels {
 			require.True(t, ok, "a valid value is skipped")
 			require.Equal(t, len(trimmed), fast.Pos)
+		}
+	})
+}
+
+// FuzzUnquoteUTF8 holds unquote's verdict to utf8.Valid: a value it calls
+// valid UTF-8 for sure is valid, whatever escapes cut the raw bytes
+// (a sequence left open before an escape is not, and must not be
+// passed).
+func FuzzUnquoteUTF8(f *testing.F) {
+	f.Add([]byte(`"naïve façon, 速い読み取り\n, ελέγχει τα πεδία\"."`), false)
+	f.Add([]byte("\"ab\xc3\\n\xa9 and some more words to fill a word or two\""), true)
+	f.Add([]byte("\"0123456789abcd\xe9\\t\x80\x80 and some more words\""), false)
+	f.Add([]byte("\"\\u00e9\xc3\\\"\xa9\""), true)
+	f.Fuzz(func(t *testing.T, data []byte, inPlace bool) {
+		if len(data) == 0 || data[0] != '"' {
+			data = append([]byte{'"'}, data...)
+		}
+		p := &Parser{Data: bytes.Clone(data)}
+		b, utf8OK, _, err := p.unquote(inPlace)
+		if err == nil && utf8OK {
+			require.True(t, utf8.Valid(b), "%q read as %q", data, b)
 		}
 	})
 }

@@ -119,6 +119,8 @@ func plainRun(data []byte, i int, u *utf8Words) int {
 	for ; i+8 <= len(data); i += 8 {
 		w := binary.LittleEndian.Uint64(data[i:])
 		if m := specials(w); m != 0 {
+			// UTF-8 checked as ever: the stop and what follows it are
+			// zeros to u, so a sequence cut by an escape is marked bad.
 			u.word(w & before(m))
 			return i + bits.TrailingZeros64(m)/8
 		}
@@ -161,7 +163,6 @@ func (p *Parser) unquote(inPlace bool) (b []byte, utf8OK, inLine bool, err *Pars
 func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *ParseError) {
 	data := p.Data
 	out, o := data, i
-	var hi uint64                  // the raw bytes after the first escape, or-ed
 	p.Edited = p.Edited || inPlace // from the first escape on, the line is changed
 	if !inPlace {
 		need := len(data) - start + 8
@@ -187,9 +188,6 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 		switch c := data[i]; {
 		case c == '"':
 			p.Pos = i + 1
-			// The bytes after the first escape were not checked as they
-			// were read: when one is not ASCII, the value is checked whole.
-			u.unsure = u.unsure || hi&msb != 0
 			if inPlace {
 				return data[start:o], nil
 			}
@@ -226,7 +224,9 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 			if m != 0 {
 				n = bits.TrailingZeros64(m) / 8
 			}
-			hi |= w & before(m)
+			// UTF-8 checked as ever: the stop and what follows it are
+			// zeros to u, so a sequence cut by an escape is marked bad.
+			u.word(w & before(m))
 			if !inPlace || i-o >= 8 {
 				binary.LittleEndian.PutUint64(out[o:], w)
 			} else {
@@ -246,7 +246,7 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 		}
 		if i+8 > len(data) {
 			for ; i < len(data) && plain[data[i]]; i++ {
-				hi |= uint64(data[i])
+				u.unsure = u.unsure || data[i] >= utf8.RuneSelf
 				out[o] = data[i]
 				o++
 			}
