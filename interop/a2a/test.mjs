@@ -8,10 +8,13 @@
 import { ClientFactory } from "@a2a-js/sdk/client";
 import { Role, TaskState } from "@a2a-js/sdk";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// Every file the test makes is under one directory, removed at exit.
+const scratch = mkdtempSync(join(tmpdir(), "uagent-stream-a2a-"));
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 const bin = process.env.UAGENT_STREAM, fake = process.env.FAKE_UAGENT;
 let passed = 0, failed = 0;
 const check = (what, ok, detail = "") => {
@@ -19,8 +22,8 @@ const check = (what, ok, detail = "") => {
   else { failed++; console.error(`FAIL ${what} ${detail}`); }
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const state = mkdtempSync(join(tmpdir(), "a2a-state-"));
-const sigint = join(mkdtempSync(join(tmpdir(), "a2a-")), "sigint");
+const state = mkdtempSync(join(scratch, "a2a-state-"));
+const sigint = join(mkdtempSync(join(scratch, "a2a-")), "sigint");
 
 // start serves the agent on a free port (the fake hangs, until SIGINT, on
 // a prompt that says so: -hang applies to every run of this agent, so a
@@ -128,7 +131,7 @@ let first, second;
 
 // The token: every request but the card's needs it.
 {
-  const tokenFile = join(mkdtempSync(join(tmpdir(), "a2a-")), "token");
+  const tokenFile = join(mkdtempSync(join(scratch, "a2a-")), "token");
   writeFileSync(tokenFile, "s3cret-token\n");
   const agent = await start(["--token-file", tokenFile]);
   const card = await fetch(agent.url + ".well-known/agent-card.json");

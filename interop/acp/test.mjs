@@ -5,11 +5,14 @@
 //   UAGENT_STREAM=bin FAKE_UAGENT=bin RUN=testdata/run.jsonl node test.mjs
 import { client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 
+// Every file the test makes is under one directory, removed at exit.
+const scratch = mkdtempSync(join(tmpdir(), "uagent-stream-acp-"));
+process.on("exit", () => rmSync(scratch, { recursive: true, force: true }));
 const bin = process.env.UAGENT_STREAM, fake = process.env.FAKE_UAGENT, run = resolve(process.env.RUN);
 let passed = 0, failed = 0;
 const check = (what, ok, detail = "") => {
@@ -44,7 +47,7 @@ async function agent(command, op, flags = []) {
   return result;
 }
 
-const session = async (ctx) => (await ctx.request(methods.agent.session.new, { cwd: mkdtempSync(join(tmpdir(), "acp-")), mcpServers: [] })).sessionId;
+const session = async (ctx) => (await ctx.request(methods.agent.session.new, { cwd: mkdtempSync(join(scratch, "acp-")), mcpServers: [] })).sessionId;
 const prompt = (ctx, sessionId, text) => ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text }] });
 const kinds = (ups) => ups.map((u) => u.sessionUpdate + (u.toolCallId ? ` ${u.toolCallId} ${u.status}` : ""));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -52,7 +55,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // A prompt on a recorded run: the updates in order, every tool call ending
 // in the right status, the answer text, end_turn; the prompt on stdin.
 {
-  const stdinFile = join(mkdtempSync(join(tmpdir(), "acp-")), "stdin.txt");
+  const stdinFile = join(mkdtempSync(join(scratch, "acp-")), "stdin.txt");
   await agent(["-stdin-to", stdinFile, "-replay", run], async (ctx, updates) => {
     const id = await session(ctx);
     const res = await prompt(ctx, id, "count the lines");
@@ -84,7 +87,7 @@ await agent(["-replay", run, "-lines", "12", "-exit", "1"], async (ctx) => {
 // Cancel during a hanging run: cancelled within the grace period, no
 // process left.
 {
-  const pidFile = join(mkdtempSync(join(tmpdir(), "acp-")), "pid");
+  const pidFile = join(mkdtempSync(join(scratch, "acp-")), "pid");
   await agent(["-replay", run, "-lines", "12", "-hang", "-grandchild", pidFile], async (ctx, updates) => {
     const id = await session(ctx);
     const answer = prompt(ctx, id, "x");
@@ -124,7 +127,7 @@ await agent(["-replay", run, "-delay", "5ms"], async (ctx, updates) => {
     { type: "assistant_message", text: evil, final: true },
     { type: "run_finished", summary: { status: "ok" } },
   ].map((l) => JSON.stringify({ v: 1, at, ...l }) + "\n").join("");
-  const file = join(mkdtempSync(join(tmpdir(), "acp-")), "hostile.jsonl");
+  const file = join(mkdtempSync(join(scratch, "acp-")), "hostile.jsonl");
   writeFileSync(file, lines);
   await agent(["-replay", file], async (ctx, updates) => {
     const id = await session(ctx);
@@ -147,9 +150,9 @@ await agent(["-replay", run, "-delay", "5ms"], async (ctx, updates) => {
 // directory as uagent does (runner records), and answers with the prompts
 // of the session that came before.
 {
-  const state = mkdtempSync(join(tmpdir(), "acp-state-"));
-  const args = join(mkdtempSync(join(tmpdir(), "acp-")), "args.txt");
-  const cwd = mkdtempSync(join(tmpdir(), "acp-cwd-"));
+  const state = mkdtempSync(join(scratch, "acp-state-"));
+  const args = join(mkdtempSync(join(scratch, "acp-")), "args.txt");
+  const cwd = mkdtempSync(join(scratch, "acp-cwd-"));
   process.env.UAGENT_STATE_DIR = state;
   const said = (ups, kind) => (ups || []).filter((u) => u.sessionUpdate === kind).map((u) => u.content?.text);
   let id;
