@@ -158,6 +158,79 @@ func safeRun(s string, i int) int {
 	return i
 }
 
+// textRun returns the end of the run of s from i of valid multi-byte
+// sequences (but U+2028 and U+2029) and the printable ASCII between them:
+// what a JSON string holds as it is, read a sequence at a time inline
+// (a word at a time where eight ASCII bytes are safe), as prose is. It
+// stops at an ASCII byte to escape, and at the lead of a sequence that is
+// invalid, cut short, or U+2028 or U+2029, for appendString to take.
+func textRun(s string, i int) int {
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case c < utf8.RuneSelf:
+			if i+8 <= len(s) {
+				w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+					uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+				if specials(w)|w&msb == 0 {
+					i += 8
+					continue
+				}
+			}
+			if !safeASCII[c] {
+				return i
+			}
+			i++
+		case c < 0xc2: // a continuation, or C0 and C1, which never lead
+			return i
+		case c < 0xe0:
+			if i+1 >= len(s) || s[i+1]&0xc0 != 0x80 {
+				return i
+			}
+			i += 2
+		case c < 0xf0:
+			if i+2 >= len(s) {
+				return i
+			}
+			c1, c2 := s[i+1], s[i+2]
+			lo, hi := byte(0x80), byte(0xbf)
+			switch c {
+			case 0xe0:
+				lo = 0xa0 // no overlong forms
+			case 0xed:
+				hi = 0x9f // no surrogates
+			case 0xe2:
+				if c1 == 0x80 && c2&^1 == 0xa8 { // U+2028, U+2029: escaped
+					return i
+				}
+			}
+			if c1 < lo || c1 > hi || c2&0xc0 != 0x80 {
+				return i
+			}
+			i += 3
+		case c < 0xf5:
+			if i+3 >= len(s) {
+				return i
+			}
+			c1 := s[i+1]
+			lo, hi := byte(0x80), byte(0xbf)
+			switch c {
+			case 0xf0:
+				lo = 0x90 // no overlong forms
+			case 0xf4:
+				hi = 0x8f // nothing above U+10FFFF
+			}
+			if c1 < lo || c1 > hi || s[i+2]&0xc0 != 0x80 || s[i+3]&0xc0 != 0x80 {
+				return i
+			}
+			i += 4
+		default: // F5–FF never lead
+			return i
+		}
+	}
+	return i
+}
+
 // appendString appends s as a JSON string exactly as encoding/json does with
 // HTML escaping off: invalid UTF-8 becomes \ufffd, U+2028 and U+2029 are
 // escaped, and so are the C0 controls.
@@ -194,6 +267,10 @@ func appendString(b []byte, s string) []byte {
 			}
 			i++
 			start = i
+			continue
+		}
+		if j := textRun(s, i); j > i { // copied with the run it is part of
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
