@@ -112,7 +112,7 @@ func TestAppendStringLong(t *testing.T) {
 		strings.Repeat("\x01", 3*block+5),  // every byte six
 		strings.Repeat("\xff", 3*block+5),  // every byte \ufffd
 		strings.Repeat("\u2029", block+1),  // three bytes to six
-		strings.Repeat("plain ", 3*block),  // the vector scan, to each block's end
+		strings.Repeat("plain ", 3*block),  // the vector scan over a long run
 		strings.Repeat("\"q\" é\t", block), // everything, mixed
 	)
 	for _, s := range cases {
