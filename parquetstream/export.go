@@ -50,169 +50,12 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/pool"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
 	"github.com/uagentkit/stream/uahstream"
 )
-
-// Layout of the Parquet parts: rows per row group, and rows per part file.
-const (
-	rowGroupRows = 8 << 10
-	partRows     = 256 << 10
-)
-
-// Source is what an export reads: a stream file (a run's, or a session
-// stream's runs) or a run directory.
-type Source struct {
-	// Path is the file or the run directory.
-	Path string
-	// Run is a run directory's, nil for a file.
-	Run *statedir.Run
-	// Sidecar is uah's sidecar of a run directory's session, when its
-	// home has one: the sessions table's source, parent and title.
-	Sidecar *statedir.Sidecar
-	// key names the input across exports; fingerprint says whether it
-	// changed since.
-	key, fingerprint string
-}
-
-// Sources lists what the inputs hold: a FILE as given; the runs of the
-// state directories (read together as one history, statedir.OpenHistory:
-// a run in two of them is listed once, and each has its session's
-// sidecar), where the first of them is given; a run directory; the
-// *.jsonl files and run directories under any other DIR, in lexical
-// order. What cannot be read (a missing input, a directory that cannot be
-// listed, a file that is not a regular one, a run directory that cannot
-// be opened, a sidecar) is said to problem and left out; the rest is
-// listed.
-func Sources(inputs []string, problem func(error)) []Source {
-	return sourcesWalking(inputs, problem, filepath.WalkDir)
-}
-
-// sourcesWalking is Sources, walking directories with walk (another
-// walker only in tests).
-func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.WalkDirFunc) error) []Source {
-	var out []Source
-	addRun := func(r *statedir.Run, sc *statedir.Sidecar) {
-		id, _ := valid(r.ID)
-		out = append(out, Source{Path: r.Dir, Run: r, Sidecar: sc, key: "run:" + id, fingerprint: fingerprint(
-			filepath.Join(r.Dir, statedir.EventsFile), filepath.Join(r.Dir, statedir.SummaryFile))})
-	}
-	var homes []string
-	for _, in := range inputs {
-		if statedir.IsStateDir(in) {
-			homes = append(homes, in)
-		}
-	}
-	addFile := func(path string) {
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			abs = path
-		}
-		abs, _ = valid(abs)
-		out = append(out, Source{Path: path, key: "file:" + abs, fingerprint: fingerprint(path)})
-	}
-	for _, in := range inputs {
-		info, err := os.Stat(in)
-		switch {
-		case err != nil:
-			problem(err)
-		case !info.IsDir():
-			addFile(in)
-		case statedir.IsStateDir(in):
-			if in != homes[0] {
-				continue // read with the first
-			}
-			h := statedir.OpenHistory(homes...)
-			_, parents := h.Sessions()
-			for _, p := range append(h.Problems(), parents...) {
-				problem(p)
-			}
-			for _, r := range h.Runs() {
-				addRun(r, h.Sidecar(r.SessionID()))
-			}
-		case statedir.IsRun(in):
-			r, err := statedir.OpenRun(in)
-			if err != nil {
-				problem(err)
-				continue
-			}
-			addRun(r, nil)
-		default:
-			walk(in, func(path string, d fs.DirEntry, err error) error {
-				switch {
-				case err != nil:
-					if _, ok := errors.AsType[*fs.PathError](err); !ok {
-						err = &fs.PathError{Op: "read", Path: path, Err: err}
-					}
-					problem(err) // a directory that cannot be read: said, and the rest walked
-					if d != nil && d.IsDir() {
-						return fs.SkipDir
-					}
-					return nil
-				case d.IsDir() && path != in && statedir.IsRun(path):
-					r, err := statedir.OpenRun(path)
-					if err != nil {
-						problem(err)
-					} else {
-						addRun(r, nil)
-					}
-					return fs.SkipDir
-				case d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl"):
-					return nil
-				case !d.Type().IsRegular():
-					problem(fmt.Errorf("%s: not a regular file (left out)", path))
-					return nil
-				}
-				addFile(path)
-				return nil
-			})
-		}
-	}
-	return out
-}
-
-// fingerprint says what files are now: their sizes and times of change.
-func fingerprint(paths ...string) string {
-	var parts []string
-	for _, p := range paths {
-		if info, err := os.Stat(p); err == nil {
-			parts = append(parts, fmt.Sprintf("%d@%d", info.Size(), info.ModTime().UnixNano()))
-		} else {
-			parts = append(parts, "-")
-		}
-	}
-	return strings.Join(parts, ",")
-}
-
-// manifest is what a batch holds: its runs, or (for the sessions batch)
-// none.
-type manifest struct {
-	V        int     `json:"v"`
-	Sessions bool    `json:"sessions,omitempty"`
-	Runs     []entry `json:"runs"`
-}
-
-// entry is a run a batch holds: how to know it again (Key: its run id,
-// whatever input it came from; a run without one, by its input), the
-// input it came from and what that input was then, and what the sessions
-// table needs of it. Keys and rows are valid UTF-8 (see valid).
-type entry struct {
-	Key         string `json:"key"`
-	Source      string `json:"source"`
-	Fingerprint string `json:"fingerprint"`
-	Finished    bool   `json:"finished"`
-	// What the run's session's sidecar said when the run was exported,
-	// and (with content) the run's first prompt: the sessions table's.
-	SessionSource string  `json:"session_source,omitempty"`
-	SessionParent string  `json:"session_parent,omitempty"`
-	Prompt        *string `json:"prompt,omitempty"`
-	tablestream.RunRow
-}
 
 // ErrLive marks what an export says of a run that is still going (its
 // summary says running, or its last record is being written): it is
@@ -679,43 +522,6 @@ func cutRunes(s string, n int) string {
 	return s
 }
 
-// parts is the writers of a batch's tables but runs, for one worker (or
-// one run).
-type parts struct {
-	turns    *part[tablestream.TurnRow]
-	calls    *part[tablestream.ToolCallRow]
-	notices  *part[tablestream.NoticeRow]
-	messages *part[tablestream.MessageRow]
-}
-
-// parts returns the writers of the batch at dir, their files named base.
-func (x *Export) parts(dir, base string) *parts {
-	name := func(table string) string { return filepath.Join(dir, table, base) }
-	p := &parts{turns: newPart[tablestream.TurnRow](x, name("turns")), calls: newPart[tablestream.ToolCallRow](x, name("tool_calls")),
-		notices: newPart[tablestream.NoticeRow](x, name("notices"))}
-	if x.content {
-		p.messages = newPart[tablestream.MessageRow](x, name("messages"))
-	}
-	return p
-}
-
-// add writes a run's rows but its runs row.
-func (p *parts) add(t tablestream.Tables) error {
-	err := errors.Join(p.turns.write(t.Turns), p.calls.write(t.ToolCalls), p.notices.write(t.Notices))
-	if p.messages != nil {
-		err = errors.Join(err, p.messages.write(t.Messages))
-	}
-	return err
-}
-
-func (p *parts) close() error {
-	err := errors.Join(p.turns.close(), p.calls.close(), p.notices.close())
-	if p.messages != nil {
-		err = errors.Join(err, p.messages.close())
-	}
-	return err
-}
-
 // finish writes, in staging, what needs every run read: the runs rows, each
 // with its place in its session, the manifests, and the sessions batch,
 // made from every run the directory will hold.
@@ -835,23 +641,6 @@ func compareTime(a, b *time.Time) int {
 	return a.Compare(*b)
 }
 
-// writeManifest writes a batch's manifest.json, synced.
-func writeManifest(dir string, m manifest) error {
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, "manifest.json"))
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	return errors.Join(err, f.Sync(), f.Close())
-}
-
 // Publish makes the export visible: first the batches it replaces leave
 // (to .trash, then removed), then its own batches come in, each by one
 // rename, so that no run is ever seen twice or half; a replaced run is
@@ -893,61 +682,4 @@ func (x *Export) Abort() {
 	os.RemoveAll(x.staging)
 	os.Remove(filepath.Dir(x.staging)) // .staging, when no other export uses it
 	os.Remove(filepath.Join(x.dir, ".trash"))
-}
-
-// part writes a table's rows, in staging, to part files named
-// base-NNNN.parquet, with row groups of rowGroupRows and at most partRows
-// rows; staging is invisible to readers, so a part needs no name of its
-// own while it is written.
-type part[T any] struct {
-	x    *Export
-	base string
-	n    int // parts begun
-	f    *os.File
-	w    *parquet.GenericWriter[T]
-	rows int
-}
-
-func newPart[T any](x *Export, base string) *part[T] { return &part[T]{x: x, base: base} }
-
-func (p *part[T]) name() string { return fmt.Sprintf("%s-%04d.parquet", p.base, p.n) }
-
-func (p *part[T]) write(rows []T) error {
-	for len(rows) > 0 {
-		if p.w == nil {
-			if err := os.MkdirAll(filepath.Dir(p.base), 0o755); err != nil {
-				return err
-			}
-			f, err := os.Create(p.name())
-			if err != nil {
-				return err
-			}
-			p.f, p.rows = f, 0
-			p.w = parquet.NewGenericWriter[T](f, parquet.Compression(&snappy.Codec{}), parquet.MaxRowsPerRowGroup(rowGroupRows),
-				parquet.CreatedBy(p.x.app, p.x.version, ""))
-		}
-		n := min(len(rows), partRows-p.rows)
-		if _, err := p.w.Write(rows[:n]); err != nil {
-			return err
-		}
-		p.rows += n
-		rows = rows[n:]
-		if p.rows == partRows {
-			if err := p.close(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// close completes the part being written, synced.
-func (p *part[T]) close() error {
-	if p.w == nil {
-		return nil
-	}
-	err := errors.Join(p.w.Close(), p.f.Sync(), p.f.Close())
-	p.w, p.f = nil, nil
-	p.n++
-	return err
 }
