@@ -32,16 +32,7 @@ func cmdA2A(e env, args []string) error {
 	if fl.NArg() == 0 {
 		return fl.usageError("want a COMMAND to run for each task, such as: -- uagent --stream")
 	}
-	host, _, err := net.SplitHostPort(*addr)
-	if err != nil {
-		return fl.usageError(fmt.Sprintf("--addr %q: %v", *addr, err))
-	}
-	ip := net.ParseIP(host)
-	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
-	if !*public && !loopback {
-		return fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to serve the agent beyond this machine, with its token", *addr))
-	}
-	token, err := serveToken(*tokenFile, !loopback)
+	token, err := serveAccess(fl, "a2a", *addr, *public, *tokenFile, "serve the agent beyond this machine, with its token")
 	if err != nil {
 		return err
 	}

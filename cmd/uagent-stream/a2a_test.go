@@ -7,10 +7,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -29,28 +27,15 @@ func TestA2ACommand(t *testing.T) {
 	code, _, stderr = runCmd(t, "", "a2a", "--addr", "0.0.0.0:0", "--", "uagent")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "--public")
+	code, _, stderr = runCmd(t, "", "a2a", "--token-file", t.TempDir()+"/none", "--", "uagent")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "uagent-stream: a2a: --token-file", "the command that failed is named")
 
 	state := t.TempDir()
 	cmd := exec.Command(self(t), "a2a", "--addr", "127.0.0.1:0", "--state-dir", state, "--", fakeUagent, "-state")
 	cmd.Env = append(os.Environ(), "UAGENT_STATE_DIR="+state)
-	stderrBuf := &syncBuffer{}
-	cmd.Stderr = stderrBuf
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Signal(os.Interrupt)
-			waitExit(t, cmd)
-		}
-	})
-	re := regexp.MustCompile(`uagent-stream: serving (http://127\.0\.0\.1:\d+/)`)
-	var url string
-	require.Eventually(t, func() bool {
-		m := re.FindStringSubmatch(stderrBuf.String())
-		if m != nil {
-			url = m[1]
-		}
-		return m != nil
-	}, 10*time.Second, 10*time.Millisecond, stderrBuf.String())
+	base, stderrBuf := startServing(t, cmd)
+	url := base + "/"
 
 	resp, err := http.Get(url + ".well-known/agent-card.json")
 	require.NoError(t, err)

@@ -47,16 +47,7 @@ func cmdServe(e env, args []string) error {
 	case command != nil && len(command) == 0:
 		return fl.usageError("want a COMMAND after --")
 	}
-	host, _, err := net.SplitHostPort(*addr)
-	if err != nil {
-		return fl.usageError(fmt.Sprintf("--addr %q: %v", *addr, err))
-	}
-	ip := net.ParseIP(host)
-	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
-	if !*public && !loopback {
-		return fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to serve the run beyond this machine, readable with its token", *addr))
-	}
-	token, err := serveToken(*tokenFile, !loopback)
+	token, err := serveAccess(fl, "serve", *addr, *public, *tokenFile, "serve the run beyond this machine, readable with its token")
 	if err != nil {
 		return err
 	}
@@ -158,24 +149,35 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, sess *ua
 // does.
 const tokenEnv = "UAGENT_STREAM_TOKEN"
 
-// serveToken is the token the served run requires: the first line of
-// --token-file, else $UAGENT_STREAM_TOKEN, else, when the address is not
-// loopback (need), a random one of 192 bits; none otherwise.
-func serveToken(file string, need bool) (string, error) {
+// serveAccess checks the --addr of command (serve, a2a): a loopback
+// address, or any with --public (beyond says what --public allows), and
+// returns the token the server requires: the first line of --token-file,
+// else $UAGENT_STREAM_TOKEN, else, when the address is not loopback, a
+// random one of 192 bits; none otherwise.
+func serveAccess(fl *flagSet, command, addr string, public bool, file, beyond string) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fl.usageError(fmt.Sprintf("--addr %q: %v", addr, err))
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
+	if !public && !loopback {
+		return "", fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to %s", addr, beyond))
+	}
 	switch {
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("serve: --token-file: %w", err)
+			return "", fmt.Errorf("%s: --token-file: %w", command, err)
 		}
 		first, _, _ := strings.Cut(string(b), "\n")
 		if t := strings.TrimSpace(first); t != "" {
 			return t, nil
 		}
-		return "", fmt.Errorf("serve: --token-file %s: the first line is empty", file)
+		return "", fmt.Errorf("%s: --token-file %s: the first line is empty", command, file)
 	case os.Getenv(tokenEnv) != "":
 		return os.Getenv(tokenEnv), nil
-	case !need:
+	case loopback:
 		return "", nil
 	}
 	b := make([]byte, 24)

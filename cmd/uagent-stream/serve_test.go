@@ -34,6 +34,15 @@ import (
 func served(t *testing.T, stdin io.Reader, args ...string) (string, *exec.Cmd, *syncBuffer) {
 	cmd := exec.Command(self(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	cmd.Stdin = stdin
+	url, stderr := startServing(t, cmd)
+	return url, cmd, stderr
+}
+
+// startServing starts cmd, a command that serves on a loopback port (serve,
+// a2a), and returns the base URL its serving line names (without the
+// final slash) and its standard error; it is interrupted at the end of the
+// test.
+func startServing(t *testing.T, cmd *exec.Cmd) (string, *syncBuffer) {
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	require.NoError(t, cmd.Start())
@@ -52,7 +61,7 @@ func served(t *testing.T, stdin io.Reader, args ...string) (string, *exec.Cmd, *
 		}
 		return m != nil
 	}, 10*time.Second, 10*time.Millisecond, stderr.String())
-	return url, cmd, stderr
+	return url, stderr
 }
 
 // sseLines reads /events to its end and returns the event names in order.
