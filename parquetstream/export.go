@@ -580,7 +580,7 @@ func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
 	type info struct {
 		source, parent string
 		at             *time.Time // the latest run that said them
-		first          *entry     // the first run, as tablestream.Sessions orders them
+		first          *entry     // the first run, in tablestream.RunOrder
 	}
 	by := map[string]*info{}
 	note := func(e *entry) {
@@ -592,7 +592,7 @@ func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
 			in = &info{}
 			by[e.SessionID] = in
 		}
-		if in.first == nil || cmp.Or(compareTime(e.StartedAt, in.first.StartedAt), strings.Compare(e.RunID, in.first.RunID)) < 0 {
+		if in.first == nil || tablestream.RunOrder(&e.RunRow, &in.first.RunRow) < 0 {
 			in.first = e
 		}
 		if (e.SessionSource != "" || e.SessionParent != "") && (in.at == nil || e.StartedAt != nil && e.StartedAt.After(*in.at)) {
@@ -626,19 +626,6 @@ func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
 			s.Title = &t
 		}
 	}
-}
-
-// compareTime orders times as tablestream.Sessions does, a null one first.
-func compareTime(a, b *time.Time) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return -1
-	case b == nil:
-		return 1
-	}
-	return a.Compare(*b)
 }
 
 // Publish makes the export visible: first the batches it replaces leave

@@ -129,9 +129,7 @@ func Sessions(runs []*RunRow) []SessionRow {
 	var out []SessionRow
 	for _, id := range order {
 		rs := by[id]
-		slices.SortStableFunc(rs, func(a, b *RunRow) int {
-			return cmp.Or(compareTime(a.StartedAt, b.StartedAt), cmp.Compare(a.RunID, b.RunID))
-		})
+		slices.SortStableFunc(rs, RunOrder)
 		first, last := rs[0], rs[len(rs)-1]
 		s := SessionRow{SessionID: id, Runs: int64(len(rs)), StartedAt: first.StartedAt, Workspace: first.Workspace,
 			Model: last.Model, Status: last.Status}
@@ -153,6 +151,13 @@ func Sessions(runs []*RunRow) []SessionRow {
 	}
 	slices.SortStableFunc(out, func(a, b SessionRow) int { return compareTime(a.StartedAt, b.StartedAt) })
 	return out
+}
+
+// RunOrder is the order of a session's runs that Sessions numbers them in
+// (SessionSeq) and takes the first and last of: by start, a run without
+// one first, then by run id. It is safe for concurrent use.
+func RunOrder(a, b *RunRow) int {
+	return cmp.Or(compareTime(a.StartedAt, b.StartedAt), cmp.Compare(a.RunID, b.RunID))
 }
 
 // compareTime orders times, a null one first.
