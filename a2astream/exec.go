@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -211,18 +210,15 @@ func (u *updates) add(l uahstream.Line) {
 	case uahstream.NoticeDTO:
 		u.say("notice", a2a.NewTextPart(text("[uah "+d.Level+"] "+d.Message)))
 	case stream.AssistantMessageDTO:
-		if rest, ok := unsent(l.Change, d.Text); ok {
+		// What streamed was said as it came; the rest, or, when the
+		// response says something else, all of it.
+		if rest, _ := l.Change.Unstreamed(d.Text); rest != "" {
 			u.say("assistant_message", a2a.NewTextPart(text(rest)))
 		}
 	}
 	ch := l.Step
 	if ch.NoticeStep == stream.Opened {
-		n := l.Notice
-		shown := "[uagent runner error] " + n.Message
-		if n.Type == stream.TypePreflightWarning {
-			shown = fmt.Sprintf("[uagent preflight warning %s] %s", n.Code, n.Message)
-		}
-		u.say("notice", a2a.NewTextPart(text(shown)))
+		u.say("notice", a2a.NewTextPart(text(execstream.NoticeText(l.Notice))))
 	}
 	if ch.CallStep == stream.Opened {
 		c := l.Call
@@ -261,22 +257,4 @@ func (u *updates) tool(id, name, label, status, detail string, ok *bool) {
 		shown += " (" + line(detail) + ")"
 	}
 	u.say("tool_call", a2a.NewTextPart(shown), a2a.NewDataPart(data))
-}
-
-// unsent is what of a response's text the client has not been sent: all
-// of it, unless it replaces streamed text (a session stream's), which was
-// sent as it came; then what follows that text, or, when the response
-// says something else, its text.
-func unsent(live uahstream.Change, full string) (string, bool) {
-	if live.LiveStep != uahstream.Replaced {
-		return full, full != ""
-	}
-	switch streamed := live.Live.Text; {
-	case live.Same:
-		return "", false
-	case strings.HasPrefix(full, streamed):
-		return full[len(streamed):], len(full) > len(streamed)
-	default:
-		return full, true
-	}
 }

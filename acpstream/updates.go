@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"unicode"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/internal/tail"
 	"github.com/uagentkit/stream/uahstream"
@@ -76,22 +76,18 @@ func (u *updates) add(l uahstream.Line) {
 			u.send(acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{SessionUpdate: "usage_update", Used: used, Size: u.window}})
 		}
 	case stream.AssistantMessageDTO:
-		if rest, ok := unsent(l.Change, d.Text); ok {
+		if rest := unsent(l.Change, d.Text); rest != "" {
 			u.send(acp.UpdateAgentMessageText(text(rest)))
 		}
 	case stream.ReasoningDTO:
-		if rest, ok := unsent(l.Change, d.Text); ok {
+		if rest := unsent(l.Change, d.Text); rest != "" {
 			u.send(acp.UpdateAgentThoughtText(text(rest)))
 		}
 	}
 	ch := l.Step
 	if ch.NoticeStep == stream.Opened {
 		n := l.Notice
-		shown := "[uagent runner error] " + n.Message
-		if n.Type == stream.TypePreflightWarning {
-			shown = fmt.Sprintf("[uagent preflight warning %s] %s", n.Code, n.Message)
-		}
-		u.notices = append(u.notices, text(shown))
+		u.notices = append(u.notices, text(execstream.NoticeText(n)))
 		u.send(acp.UpdateAgentMessageText("\n" + u.notices[ch.NoticeIndex] + "\n"))
 	}
 	if ch.TurnStep == stream.Closed {
@@ -123,18 +119,12 @@ func (u *updates) add(l uahstream.Line) {
 // of it, unless it replaces streamed text (a session stream's), which was
 // sent as it came; then what follows that text, or, when the response
 // says something else, its text on a line of its own.
-func unsent(live uahstream.Change, full string) (string, bool) {
-	if live.LiveStep != uahstream.Replaced {
-		return full, true
+func unsent(live uahstream.Change, full string) string {
+	rest, anew := live.Unstreamed(full)
+	if anew {
+		return "\n" + rest
 	}
-	switch streamed := live.Live.Text; {
-	case live.Same:
-		return "", false
-	case strings.HasPrefix(full, streamed):
-		return full[len(streamed):], len(full) > len(streamed)
-	default:
-		return "\n" + full, true
-	}
+	return rest
 }
 
 // finished sends a call's last state: its detail, and the last lines of

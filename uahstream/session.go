@@ -2,6 +2,7 @@ package uahstream
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -171,6 +172,25 @@ type Change struct {
 	Ended *Ended
 	// End reports End's Change: the stream has ended.
 	End bool
+}
+
+// Unstreamed is what a response's full text adds to the text the run
+// streamed before it, for a view that showed the stream as it came: when
+// the line replaced streamed text (LiveStep Replaced), "" if full is that
+// text, the rest of full if it continues it, else all of full with anew
+// true (the response says something else, which a view shows apart); for
+// a line that replaced nothing, all of full.
+func (c Change) Unstreamed(full string) (rest string, anew bool) {
+	if c.LiveStep != Replaced {
+		return full, false
+	}
+	switch streamed := c.Live.Text; {
+	case c.Same:
+		return "", false
+	case strings.HasPrefix(full, streamed):
+		return full[len(streamed):], false
+	}
+	return full, true
 }
 
 // Ended is a run that has ended, handed over whole: its fold takes no

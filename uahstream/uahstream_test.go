@@ -3,6 +3,7 @@ package uahstream
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -377,5 +378,46 @@ func TestDecodeTheGoalLines(t *testing.T) {
 		}
 		require.Len(t, got, 2, line)
 		assert.Equal(t, want, got[1], line)
+	}
+}
+
+// Unstreamed: what a response adds to the text streamed before it, from
+// the fold's pairing: nothing when it is the same, the rest when it goes
+// on, all of it (and anew) when it says something else; all of a response
+// that replaced nothing.
+func TestUnstreamed(t *testing.T) {
+	const head = `{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s"}
+{"v":1,"type":"run_started","at":"2026-10-01T18:57:06Z","run_id":"r1"}
+`
+	answer := func(deltas []string, full string) (string, bool) {
+		var b strings.Builder
+		b.WriteString(head)
+		for _, d := range deltas {
+			fmt.Fprintf(&b, `{"v":1,"type":"text_delta","at":"2026-10-01T18:57:06Z","item_id":"a","text":%q}`+"\n", d)
+		}
+		fmt.Fprintf(&b, `{"v":1,"type":"assistant_message","at":"2026-10-01T18:57:08Z","text":%q}`+"\n", full)
+		var rest string
+		var anew bool
+		for l := range NewReader(strings.NewReader(b.String())).Lines() {
+			if _, ok := l.DTO.(stream.AssistantMessageDTO); ok {
+				rest, anew = l.Change.Unstreamed(full)
+			}
+		}
+		return rest, anew
+	}
+	for _, c := range []struct {
+		deltas []string
+		full   string
+		rest   string
+		anew   bool
+	}{
+		{[]string{"Hel", "lo"}, "Hello", "", false},
+		{[]string{"Hel", "lo"}, "Hello there", " there", false},
+		{[]string{"Hel", "lo"}, "Goodbye", "Goodbye", true},
+		{nil, "Hello", "Hello", false},
+	} {
+		rest, anew := answer(c.deltas, c.full)
+		assert.Equal(t, c.rest, rest, "%q then %q", c.deltas, c.full)
+		assert.Equal(t, c.anew, anew, "%q then %q", c.deltas, c.full)
 	}
 }
