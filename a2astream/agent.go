@@ -274,7 +274,7 @@ func (m messages) Before(ctx context.Context, _ *a2asrv.CallContext, req *a2asrv
 	switch {
 	case msg.TaskID != "":
 	case msg.ContextID == "":
-		msg.ContextID = newSessionID()
+		msg.ContextID = execstream.NewSessionID()
 		m.a.mu.Lock()
 		m.a.contexts[msg.ContextID] = true
 		m.a.mu.Unlock()

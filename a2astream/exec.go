@@ -3,7 +3,6 @@ package a2astream
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -174,15 +173,6 @@ func text(s string) string { return safetext.Human(s, safetext.KeepNewlines|safe
 
 // line is a string from a run kept on one line.
 func line(s string) string { return safetext.Human(s, 0) }
-
-// newSessionID is a new uagent session id: a random UUID (version 4).
-func newSessionID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // updates turns a task's lines into status updates, as its fold says
 // them: a tool call when it is made, starts and ends (a text part, and a

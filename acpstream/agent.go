@@ -25,8 +25,6 @@ package acpstream
 
 import (
 	"context"
-	"crypto/rand"
-	enchex "encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -255,22 +253,13 @@ func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 	if err := checkCwd(p.Cwd); err != nil {
 		return acp.NewSessionResponse{}, err
 	}
-	id := acp.SessionId(newUUID())
+	id := acp.SessionId(execstream.NewSessionID())
 	s := &session{id: string(id), cwd: p.Cwd}
 	a.mu.Lock()
 	a.sessions[id] = s
 	opts := a.configOptions(s)
 	a.mu.Unlock()
 	return acp.NewSessionResponse{SessionId: id, ConfigOptions: opts}, nil
-}
-
-// newUUID is a random (version 4) UUID, as uagent's session ids are.
-func newUUID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
-	h := enchex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // checkCwd refuses a session directory that is not an absolute path to a

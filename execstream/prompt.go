@@ -2,6 +2,8 @@ package execstream
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"iter"
 	"os/exec"
 	"slices"
@@ -73,4 +75,13 @@ func NoticeText(n stream.Notice) string {
 		return "[uagent preflight warning " + n.Code + "] " + n.Message
 	}
 	return "[uagent runner error] " + n.Message
+}
+
+// NewSessionID is a new uagent session id, for a front-end's new
+// conversation: a random UUID (version 4), as uagent's own are.
+func NewSessionID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -451,4 +452,17 @@ func TestStartSlowReaderLosesNothing(t *testing.T) {
 	assert.Equal(t, stream.EndFinished, o.Ending)
 	assert.Equal(t, stream.StatusOK, o.Status)
 	assert.Equal(t, n, o.Lines)
+}
+
+// A new session id is a random UUID, version 4 (the variant bits set),
+// as uagent's own session ids are.
+func TestNewSessionID(t *testing.T) {
+	v4 := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := map[string]bool{}
+	for range 100 {
+		id := NewSessionID()
+		require.Regexp(t, v4, id)
+		require.False(t, seen[id], "ids repeat")
+		seen[id] = true
+	}
 }
