@@ -3,6 +3,7 @@
 package a2astream
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -392,4 +394,37 @@ func TestHostileRunIsEscaped(t *testing.T) {
 		n++
 	}
 	assert.Greater(t, n, 5)
+}
+
+// What the SDK reports goes to WithLog's writer, one line each, escaped
+// as the agent's own diagnostics are (a client's task id here), not to
+// the process's default logger.
+func TestTheSDKLogsToWithLog(t *testing.T) {
+	var log syncBuffer
+	s := serve(t, t.TempDir(), WithLog(&log))
+	_, err := s.client.CancelTask(t.Context(), &a2a.CancelTaskRequest{ID: "t\x1b]52;c;cm0=\x07\u202e"})
+	require.ErrorIs(t, err, a2a.ErrTaskNotFound)
+	assert.Contains(t, log.String(), "a2a.task_id=", "the SDK's line, with the client's task id")
+	for _, bad := range []string{"\x1b", "\x07", "\u202e"} {
+		assert.NotContains(t, log.String(), bad)
+	}
+}
+
+// syncBuffer is a bytes.Buffer that the agent's goroutines may write while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -19,10 +19,12 @@
 package a2astream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"iter"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -91,9 +93,12 @@ func WithInfo(name, version string) Option {
 	return func(a *Agent) { a.name, a.version = name, version }
 }
 
-// WithLog sends the agent's diagnostics to w, one line each, with what a
-// terminal may act on escaped. They go nowhere by default.
-func WithLog(w io.Writer) Option { return func(a *Agent) { a.log = w } }
+// WithLog sends the agent's diagnostics, and what the SDK reports, to w,
+// one line each, with what a terminal may act on escaped. They go nowhere
+// by default.
+func WithLog(w io.Writer) Option {
+	return func(a *Agent) { a.log = cmp.Or[io.Writer](w, io.Discard) }
+}
 
 // WithToken makes the Handler require the token: every request but the
 // agent card's carries "Authorization: Bearer TOKEN", or is answered 401;
@@ -105,7 +110,7 @@ func WithToken(token string) Option { return func(a *Agent) { a.token = webguard
 // (execstream.Command for a command: it adds --session and puts the prompt
 // on standard input). Close it when done.
 func New(start execstream.Starter, opts ...Option) *Agent {
-	a := &Agent{start: start, name: "uagent", version: "dev", tasks: map[a2a.TaskID]*task{}, turns: map[string]chan struct{}{},
+	a := &Agent{start: start, name: "uagent", version: "dev", log: io.Discard, tasks: map[a2a.TaskID]*task{}, turns: map[string]chan struct{}{},
 		contexts: map[string]bool{}}
 	for _, o := range opts {
 		o(a)
@@ -129,9 +134,7 @@ func (a *Agent) Close() error {
 }
 
 func (a *Agent) logf(format string, args ...any) {
-	if a.log != nil {
-		fmt.Fprintln(a.log, safetext.Human(fmt.Sprintf(format, args...), 0))
-	}
+	fmt.Fprintf(safetext.Writer{W: a.log}, format+"\n", args...)
 }
 
 // Card is the agent card of an Agent served at url (the JSON-RPC
@@ -178,7 +181,8 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 func (a *Agent) Handler(url string) http.Handler {
 	card := a.Card(url)
 	h := a2asrv.NewHandler(a, a2asrv.WithTaskStore(a.store), a2asrv.WithCallInterceptors(messages{a}),
-		a2asrv.WithCapabilityChecks(&card.Capabilities))
+		a2asrv.WithCapabilityChecks(&card.Capabilities),
+		a2asrv.WithLogger(slog.New(slog.NewTextHandler(safetext.Writer{W: a.log}, nil))))
 	mux := http.NewServeMux()
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
 	mux.Handle("/rest/", http.StripPrefix("/rest", a2asrv.NewRESTHandler(h)))

@@ -24,6 +24,7 @@
 package acpstream
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -95,7 +96,9 @@ func WithInfo(name, version string) Option {
 // it could not read, a connection that failed), to w, one line each, with
 // what a terminal may act on escaped. They go nowhere by default: the
 // editor's stdout is the protocol's alone.
-func WithLog(w io.Writer) Option { return func(a *Agent) { a.log = w } }
+func WithLog(w io.Writer) Option {
+	return func(a *Agent) { a.log = cmp.Or[io.Writer](w, io.Discard) }
+}
 
 // WithStateDir sets the state directories of the history (see
 // statedir.Homes: uagent's, uah's home), where session/list and
@@ -193,7 +196,7 @@ func (a *Agent) Serve(in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	filtered := filterRequests(in, w, a.logf)
 	conn := acp.NewAgentSideConnection(a, w, filtered)
-	conn.SetLogger(slog.New(slog.NewTextHandler(logWriter{a.log}, nil)))
+	conn.SetLogger(slog.New(slog.NewTextHandler(safetext.Writer{W: a.log}, nil)))
 	a.mu.Lock()
 	a.conn = conn // requests may already be served: set under the lock they read it with
 	a.mu.Unlock()
@@ -204,27 +207,7 @@ func (a *Agent) Serve(in io.Reader, out io.Writer) error {
 
 // logf writes one diagnostic line.
 func (a *Agent) logf(format string, args ...any) {
-	fmt.Fprintf(logWriter{a.log}, format+"\n", args...)
-}
-
-// logWriter writes what it is given to w with what a terminal may act on
-// escaped, line by line.
-type logWriter struct{ w io.Writer }
-
-func (l logWriter) Write(p []byte) (int, error) {
-	lines := strings.SplitAfter(string(p), "\n")
-	var b strings.Builder
-	for _, line := range lines {
-		body, nl := strings.CutSuffix(line, "\n")
-		b.WriteString(safetext.Human(body, 0))
-		if nl {
-			b.WriteByte('\n')
-		}
-	}
-	if _, err := io.WriteString(l.w, b.String()); err != nil {
-		return 0, err
-	}
-	return len(p), nil
+	fmt.Fprintf(safetext.Writer{W: a.log}, format+"\n", args...)
 }
 
 // Initialize offers text prompts, session/load, and the session

@@ -5,6 +5,7 @@ package safetext
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -195,4 +196,24 @@ func OneLine(s string, max int) string {
 		n++
 	}
 	return s
+}
+
+// Writer writes what it is given to w line by line, each line as Human
+// (0) makes it: for a log that takes strings from a stream or a client.
+// A write is one write to w.
+type Writer struct{ W io.Writer }
+
+func (l Writer) Write(p []byte) (int, error) {
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(string(p), "\n") {
+		body, nl := strings.CutSuffix(line, "\n")
+		b.WriteString(Human(body, 0))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	if _, err := io.WriteString(l.W, b.String()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -2,6 +2,7 @@ package safetext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -36,4 +37,16 @@ func TestEscapeJSONOfInvalidBytes(t *testing.T) {
 	assert.Equal(t, `{"a":"\ufffd\u0001"}`, string(out))
 	plain := []byte(`{"a":"b"}`)
 	assert.Same(t, &plain[0], &EscapeJSON(plain)[0], "nothing to escape: p itself")
+}
+
+// Writer escapes each line as Human does, keeps the newlines between them,
+// and says it wrote all it was given.
+func TestWriter(t *testing.T) {
+	var b strings.Builder
+	in := "a \x1b[2J line\nand \u202e another\n\x07"
+	n, err := Writer{W: &b}.Write([]byte(in))
+	require.NoError(t, err)
+	assert.Equal(t, len(in), n)
+	assert.Equal(t, Human("a \x1b[2J line", 0)+"\n"+Human("and \u202e another", 0)+"\n"+Human("\x07", 0), b.String())
+	assert.NotContains(t, b.String(), "\x1b")
 }
