@@ -19,6 +19,21 @@ type header struct {
 
 func (h *header) hdr() *header { return h }
 
+func (h header) at() time.Time { return h.At }
+
+// TimeOf is the at of a line's DTO as the [Decoder] returns it (an
+// [UnknownDTO]'s too): what [DTOToEvent](dto).OccurredAt() says, without
+// making the event. ok is false for any other value.
+func TimeOf(dto any) (at time.Time, ok bool) {
+	switch d := dto.(type) {
+	case interface{ at() time.Time }:
+		return d.at(), true
+	case UnknownDTO:
+		return d.At, true
+	}
+	return time.Time{}, false
+}
+
 // RunStartedDTO is the wire form of [RunStarted].
 type RunStartedDTO struct {
 	header

@@ -2,7 +2,9 @@ package stream
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,5 +46,32 @@ func TestEventToDTORejectsNilAndUnknown(t *testing.T) {
 	_, ok = DTOToEvent(UnknownDTO{Type: "x"})
 	assert.False(t, ok)
 	_, ok = DTOToEvent(nil)
+	assert.False(t, ok)
+}
+
+// TimeOf is the at DTOToEvent's event says, for every type and for a line
+// of a type this version does not know; nothing for anything else.
+func TestTimeOf(t *testing.T) {
+	dec := NewDecoder(strings.NewReader(goodLine + "\n" + `{"v":1,"type":"from_the_future","at":"2026-09-23T12:07:01.5Z"}` + "\n"))
+	for dto, err := range dec.All() {
+		require.NoError(t, err)
+		at, ok := TimeOf(dto)
+		require.True(t, ok, "%T", dto)
+		if e, isEvent := DTOToEvent(dto); isEvent {
+			assert.Equal(t, e.OccurredAt(), at)
+		} else {
+			assert.Equal(t, time.Date(2026, 9, 23, 12, 7, 1, 5e8, time.UTC), at)
+		}
+	}
+	for _, e := range realisticRun() {
+		dto, _ := EventToDTO(e)
+		at, ok := TimeOf(dto)
+		require.True(t, ok, "%T", dto)
+		back, _ := DTOToEvent(dto)
+		assert.Equal(t, back.OccurredAt(), at, "%T", dto)
+	}
+	_, ok := TimeOf("a string")
+	assert.False(t, ok)
+	_, ok = TimeOf(nil)
 	assert.False(t, ok)
 }

@@ -292,7 +292,7 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 			l.Raw = nil
 		}
 		if l.Err == nil && pace != nil {
-			if e, ok := stream.DTOToEvent(l.DTO); ok && !pace(e.OccurredAt()) {
+			if at, ok := stream.TimeOf(l.DTO); ok && !pace(at) {
 				pace = nil // Wait asked to drain: no more waiting
 			}
 		}

@@ -217,13 +217,8 @@ func (x *Exporter) Add(l uahstream.Line) {
 
 // lineTime is a line's at.
 func lineTime(l uahstream.Line) time.Time {
-	if e, ok := stream.DTOToEvent(l.DTO); ok {
-		return e.OccurredAt()
-	}
-	if u, ok := l.DTO.(stream.UnknownDTO); ok {
-		return u.At
-	}
-	return time.Time{}
+	at, _ := stream.TimeOf(l.DTO)
+	return at
 }
 
 // callEvent records a call that failed before an operation started as an
