@@ -2,9 +2,7 @@ package stream
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -154,6 +152,3 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return b
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }

@@ -172,6 +172,7 @@ func TestASessionIsARunPerSection(t *testing.T) {
 	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "one", Answer: "A", Calls: 2}, {Message: "two", Answer: "B"}}})
 	tl := lay(t, b)
 	require.Len(t, tl.runs, 2)
+	assert.Equal(t, 2, tl.Runs())
 	for i, p := range tl.runs {
 		var turns []string
 		for _, br := range p.paired {

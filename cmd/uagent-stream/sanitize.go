@@ -10,9 +10,6 @@ import (
 // a stream goes through it before any human-readable output.
 func sanitize(s string, keepNewlines bool) string { return safetext.Sanitize(s, keepNewlines) }
 
-// oneLine sanitizes s and keeps it on one line, cut to max runes.
-func oneLine(s string, max int) string { return safetext.OneLine(s, max) }
-
 // jsonOut is a writer of JSON text that goes through safetext.EscapeJSON.
 type jsonOut struct {
 	w interface{ Write([]byte) (int, error) }

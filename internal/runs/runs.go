@@ -168,15 +168,6 @@ func (iv Interval) String() string {
 	return iv.Kind + " " + iv.Start.Format(time.RFC3339Nano) + " " + iv.End.Format(time.RFC3339Nano)
 }
 
-// Summarize folds a stream's lines as stats does, and returns the fold.
-func Summarize(b []byte) *stream.Fold {
-	var f stream.Fold
-	for dto, err := range stream.NewDecoder(bytes.NewReader(b)).All() {
-		f.Add(dto, err)
-	}
-	return &f
-}
-
 // Expected returns the intervals a stream's run has, by the Reference:
 // the lines read with the Decoder alone, the run closed where DESIGN.md
 // closes a recorded stream (at its run_finished, or at its last line), the
