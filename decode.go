@@ -254,15 +254,21 @@ func (d *Decoder) next() ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(d.buf[d.start+d.scanned:d.end], '\n'); i >= 0 {
 			n := d.scanned + i
+			if d.overLimit(n) {
+				return nil, d.dropLine(n, n+1)
+			}
 			return d.take(n, n+1), nil
 		}
 		d.scanned = d.end - d.start
-		if d.long+d.scanned > d.max {
+		if d.overLimit(d.scanned) { // what is read of it already is
 			return nil, d.skipLong()
 		}
 		if d.rerr != nil {
 			if d.end > d.start || d.long > 0 {
 				n := d.end - d.start
+				if d.overLimit(n) {
+					return nil, d.dropLine(n, n)
+				}
 				return d.take(n, n), nil
 			}
 			return nil, d.readErr()
@@ -417,6 +423,45 @@ func (d *Decoder) skipLong() error {
 		size += int64(d.end)
 	}
 	d.scanned = 0
+	return d.tooLong(size)
+}
+
+// overLimit reports that the line of n bytes at d.start (after the chunks
+// of a long line) is longer than the limit, which does not count a final
+// '\r' (the line ending's, or, at the end of what is read, perhaps).
+func (d *Decoder) overLimit(n int) bool {
+	size := d.long + n
+	return size > d.max && (size-1 > d.max || !d.endsInCR(n))
+}
+
+// endsInCR reports that the line of n bytes at d.start (after the chunks
+// of a long line) ends in '\r'.
+func (d *Decoder) endsInCR(n int) bool {
+	if n > 0 {
+		return d.buf[d.start+n-1] == '\r'
+	}
+	if k := len(d.chunks); k > 0 {
+		c := d.chunks[k-1]
+		return len(c) > 0 && c[len(c)-1] == '\r'
+	}
+	return false
+}
+
+// dropLine discards the line of n bytes at d.start (after the chunks of a
+// long line), all of it read but longer than the limit, and consumes adv
+// bytes.
+func (d *Decoder) dropLine(n, adv int) error {
+	d.line++
+	d.lineOff = d.base + int64(d.start) - int64(d.long)
+	size := int64(d.long + n)
+	d.chunks, d.long = nil, 0
+	d.start += adv
+	d.scanned = 0
+	return d.tooLong(size)
+}
+
+// tooLong is the error of the line just counted, of size bytes.
+func (d *Decoder) tooLong(size int64) error {
 	return &LineError{Line: d.line, Offset: d.lineOff,
 		Err: fmt.Errorf("%w: %d bytes, the limit is %d", ErrLineTooLong, size, d.max)}
 }

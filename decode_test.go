@@ -375,6 +375,40 @@ func TestDecodeLongLines(t *testing.T) {
 		assert.Equal(t, int64(len(in)), dec.InputOffset())
 		assert.Empty(t, dec.chunks, "the long line's chunks are let go")
 	})
+	t.Run("over the limit, its end in the chunk that passes it", func(t *testing.T) {
+		// The newline is found in the chunk read after the line passed the
+		// limit: the line is over it all the same.
+		const limit = longChunk + 100
+		head := `{"v":1,"type":"tool_called","at":"2026-09-23T12:32:07Z","call_id":"c","name":"Write","label":"w","arguments":"`
+		for _, size := range []int{limit + 1, limit + 1000, 2*longChunk - 10, 2*longChunk + 50} {
+			line := head + strings.Repeat("x", size-len(head)-2) + `"}`
+			for _, end := range []string{"\n", "\r\n", ""} {
+				in := goodLine + "\n" + line + end
+				if end != "" {
+					in += goodTail + "\n"
+				}
+				for _, r := range []io.Reader{strings.NewReader(in), iotest.HalfReader(strings.NewReader(in))} {
+					dtos, errs := decodeAll(t, r, WithMaxLineSize(limit))
+					require.Len(t, errs, 1, "a line of %d bytes, ending %q", size, end)
+					assert.ErrorIs(t, errs[0], ErrLineTooLong)
+					assert.Contains(t, errs[0].Error(), fmt.Sprintf("line 2, byte %d: line too long: %d bytes", len(goodLine)+1, size+len(end)-min(len(end), 1)))
+					assert.Len(t, dtos, 1+min(len(end), 1), "the lines around it are read")
+				}
+			}
+		}
+		line := head + strings.Repeat("x", limit-len(head)-2) + `"}`
+		for _, end := range []string{"\n", "\r\n", ""} {
+			dtos, errs := decodeAll(t, iotest.HalfReader(strings.NewReader(line+end)), WithMaxLineSize(limit))
+			assert.Empty(t, errs, "exactly the limit, ending %q", end)
+			assert.Len(t, dtos, 1)
+		}
+		// Its '\r' the last byte of the chunk before the one its '\n'
+		// begins: a line of 2*longChunk-1 bytes, the limit.
+		line = head + strings.Repeat("x", 2*longChunk-1-len(head)-2) + `"}`
+		dtos, errs := decodeAll(t, strings.NewReader(line+"\r\n"), WithMaxLineSize(len(line)))
+		assert.Empty(t, errs, "exactly the limit, its \\r at a chunk's end")
+		assert.Len(t, dtos, 1)
+	})
 	t.Run("exactly the limit", func(t *testing.T) {
 		dtos, errs := decodeAll(t, strings.NewReader(goodLine+"\n"), WithMaxLineSize(len(goodLine)))
 		assert.Empty(t, errs)

@@ -254,6 +254,17 @@ func TestStartHugeLineInALiveStream(t *testing.T) {
 	assert.Equal(t, stream.EndFinished, o.Ending)
 }
 
+// WithDecoder reaches the Decoder: a line longer than its limit is that
+// line's error, the lines around it read.
+func TestStartWithDecoder(t *testing.T) {
+	r, err := Start(context.Background(), fake("-replay", "../testdata/run.jsonl", "-big", "100000"), WithDecoder(stream.WithMaxLineSize(64<<10)))
+	require.NoError(t, err)
+	dtos, errs, _ := collect(t, r)
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], stream.ErrLineTooLong)
+	assert.Len(t, dtos, 21)
+}
+
 func TestStartErrors(t *testing.T) {
 	_, err := Start(context.Background(), exec.Command(filepath.Join(t.TempDir(), "no-such-uagent")))
 	require.Error(t, err)
