@@ -20,3 +20,11 @@ func TestACPToolKinds(t *testing.T) {
 		assert.Equal(t, want, toolKind(name), name)
 	}
 }
+
+// Efforts are uagent's, in order, and the caller's to change.
+func TestEfforts(t *testing.T) {
+	e := Efforts()
+	assert.Equal(t, []string{"low", "medium", "high", "xhigh", "max"}, e)
+	e[0] = "changed"
+	assert.Equal(t, "low", Efforts()[0], "the package's list is not the caller's slice")
+}

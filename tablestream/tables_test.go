@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -138,6 +139,18 @@ func TestBadInputIsARow(t *testing.T) {
 	boom := errors.New("boom")
 	_, err := Read(iotest.ErrReader(boom))
 	assert.ErrorIs(t, err, boom)
+}
+
+// WithStreamOptions reaches the Decoder: a line over its limit is a line
+// error of the run.
+func TestWithStreamOptions(t *testing.T) {
+	b, err := os.ReadFile("../testdata/run.jsonl")
+	require.NoError(t, err)
+	all := readOne(t, bytes.NewReader(b))
+	assert.Zero(t, all.Run.LineErrors)
+	limited := readOne(t, bytes.NewReader(b), WithStreamOptions(stream.WithMaxLineSize(200)))
+	assert.Positive(t, limited.Run.LineErrors, "lines over 200 bytes")
+	assert.Equal(t, all.Run.Lines, limited.Run.Lines)
 }
 
 // readOne reads a run's stream: one run's tables.
