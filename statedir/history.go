@@ -56,7 +56,8 @@ func Homes(dirs []string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, d := range []string{uagent, must(UahDir())} {
+	uah, _ := UahDir() // without a home directory, uagent's alone
+	for _, d := range []string{uagent, uah} {
 		if d == "" || slices.Contains(out, d) {
 			continue
 		}
@@ -68,13 +69,6 @@ func Homes(dirs []string) ([]string, error) {
 		out = []string{uagent}
 	}
 	return out, nil
-}
-
-func must(s string, err error) string {
-	if err != nil {
-		return ""
-	}
-	return s
 }
 
 // SidecarSuffix ends the name of a sidecar: sessions/<id>.uah.json.
@@ -204,24 +198,19 @@ func OpenHistory(dirs ...string) *History {
 			h.runs = append(h.runs, r)
 			continue
 		}
-		if taken, why := choose(h.runs[k], r); why != "" {
+		first := h.runs[k]
+		if taken, why := choose(first, r); why != "" {
 			h.runs[k] = taken
 			h.problems = append(h.problems, &Problem{File: r.ID, Err: fmt.Errorf("%w: %s (in %s and %s): %s's is read, %s",
-				ErrTwoCopies, r.ID, filepath.Dir(filepath.Dir(h.runs[k].Dir)), filepath.Dir(filepath.Dir(other(h.runs[k], taken, r).Dir)),
-				filepath.Dir(filepath.Dir(taken.Dir)), why)})
+				ErrTwoCopies, r.ID, first.home(), r.home(), taken.home(), why)})
 		}
 	}
 	slices.SortStableFunc(h.runs, func(a, b *Run) int { return strings.Compare(a.ID, b.ID) })
 	return h
 }
 
-// other is whichever of a and b is not taken.
-func other(kept, taken, b *Run) *Run {
-	if taken == b {
-		return kept
-	}
-	return b
-}
+// home is the state directory the run is in.
+func (r *Run) home() string { return filepath.Dir(filepath.Dir(r.Dir)) }
 
 // choose is the copy of a run read when it is in two state directories
 // (a, from the one listed first, and b), and why, "" when they are the

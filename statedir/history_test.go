@@ -85,7 +85,15 @@ func TestHistoryOfTwoHomes(t *testing.T) {
 	assert.Equal(t, map[string]int{"20261101-091000-bbbbbbbb": 1, "cccccccc-1.uah.json": 1, "aaaaaaaa-1.uah.json": 1,
 		"ffffffff-1.uah.json": 1, "99999999-1.uah.json": 1, "88888888-1.uah.json": 1}, said, "each named once: %v", problems)
 	two := problems[slices.IndexFunc(problems, func(e error) bool { return errors.Is(e, ErrTwoCopies) })]
-	assert.Contains(t, two.Error(), uah+"'s is read, it has ended")
+	assert.Contains(t, two.Error(), "20261101-091000-bbbbbbbb (in "+uagent+" and "+uah+"): "+uah+"'s is read, it has ended")
+	// The other way round: the copy taken is the first directory's.
+	_, why := choose(b, OpenHistory(uagent).Runs()[1])
+	assert.Equal(t, "it has ended (the other's summary is missing or says running)", why)
+	for _, p := range OpenHistory(uah, uagent).Problems() {
+		if errors.Is(p, ErrTwoCopies) {
+			assert.Contains(t, p.Error(), "20261101-091000-bbbbbbbb (in "+uah+" and "+uagent+"): "+uah+"'s is read")
+		}
+	}
 
 	by := map[string]Session{}
 	for _, s := range ss {
