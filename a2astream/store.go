@@ -79,11 +79,11 @@ func copyTask(t *a2a.Task) (*a2a.Task, error) {
 }
 
 // Create implements taskstore.Store: the task in memory, and its note.
+// The task is kept as it is given: the SDK (v2.3.1) changes a copy of a
+// task it has stored, never the task (see stored); copying it again here
+// made each update cost a copy of the task's whole history.
 func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, error) {
-	c, err := copyTask(t)
-	if err != nil {
-		return taskstore.TaskVersionMissing, err
-	}
+	c := t
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.live[t.ID]; ok {
@@ -103,10 +103,7 @@ func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, e
 
 // Update implements taskstore.Store, with the version check it asks for.
 func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
-	c, err := copyTask(req.Task)
-	if err != nil {
-		return taskstore.TaskVersionMissing, err
-	}
+	c := req.Task // kept as it is given, as by Create
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.live[req.Task.ID]
