@@ -3,7 +3,6 @@
 package a2astream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -410,21 +408,5 @@ func TestTheSDKLogsToWithLog(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer that the agent's goroutines may write while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer one goroutine writes while another reads it.
+type syncBuffer = testenv.SyncBuffer

@@ -128,23 +128,8 @@ func self(t *testing.T) string {
 	return selfPath
 }
 
-// syncBuffer is a bytes.Buffer safe for one writer and one reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a buffer one goroutine writes while another reads it.
+type syncBuffer = testenv.SyncBuffer
 
 // waitExit waits for cmd with a deadline and returns its exit code.
 func waitExit(t *testing.T, cmd *exec.Cmd) int {
