@@ -33,7 +33,8 @@ const listPage = 50
 // A subagent's session is not listed at the top: it is in its parent's
 // entry, _meta "uagentkit/subagents" (a list of entries as these, with
 // their own subagents), when uah's sidecar names a parent the history
-// has. Every listed id loads. The cursor is the index of the page's
+// has; a reviewer's (a subagent of uah's /review) is in its parent's
+// _meta "uagentkit/reviews". Every listed id loads. The cursor is the index of the page's
 // first session.
 func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
 	out := acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
@@ -76,12 +77,16 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 			at := u.UTC().Format(time.RFC3339Nano)
 			info.UpdatedAt = &at
 		}
-		if kids := children[s.ID]; len(kids) > 0 {
-			subs := make([]acp.SessionInfo, len(kids))
-			for i, k := range kids {
-				subs[i] = entry(k)
+		for _, k := range children[s.ID] {
+			key := "uagentkit/subagents"
+			if k.Review() {
+				key = "uagentkit/reviews"
 			}
-			info.Meta = map[string]any{"uagentkit/subagents": subs}
+			if info.Meta == nil {
+				info.Meta = map[string]any{}
+			}
+			subs, _ := info.Meta[key].([]acp.SessionInfo)
+			info.Meta[key] = append(subs, entry(k))
 		}
 		return info
 	}

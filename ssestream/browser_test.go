@@ -178,10 +178,11 @@ func TestPageOfASession(t *testing.T) {
 	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), "uah session "+sessions.ID)
 }
 
-// uah's goal and its refusal of effort updates, shown by name on the page.
+// uah's goal, its refusal of effort updates and its auto-reviewer's
+// verdicts, shown by name on the page.
 func TestPageShowsTheGoal(t *testing.T) {
 	ctx := testenv.Browser(t)
-	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "go on", Answer: "done", Goal: true}}})
+	b := sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "go on", Answer: "done", Goal: true, Calls: 1, AutoReview: true}}})
 	srv := httptest.NewServer(NewHandler(recorded(t, b)))
 	defer srv.Close()
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
@@ -190,7 +191,8 @@ func TestPageShowsTheGoal(t *testing.T) {
 	for _, want := range []string{"control|goal_updated (set by user): active · Make the tests pass",
 		"control|goal_continued: Make the tests pass (continuation 1)",
 		"warning|! effort_updates_off: the effort changes with the next run: 400 unsupported",
-		"control|goal_updated (status by model): complete · Make the tests pass · done", "control|goal_cleared"} {
+		"control|goal_updated (status by model): complete · Make the tests pass · done", "control|goal_cleared",
+		"control|⚖ auto-reviewed ls: allow · risk low: reads the directory · 1.2 s · 900 in (800 cached) / 40 out tokens"} {
 		assert.Contains(t, texts, want, "in\n%s", strings.Join(texts, "\n"))
 	}
 }

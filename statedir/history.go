@@ -41,9 +41,11 @@ func UahDir() (string, error) {
 
 // Homes returns the state directories that hold a person's history: dirs,
 // when any is given (--state-dir, which may be given more than once);
-// else $UAGENT_STATE_DIR alone, when it is set; else uagent's own state
-// directory (see Dir) and uah's home (see UahDir), those of the two that
-// exist (uagent's when neither does, so that what is missing is said).
+// else $UAGENT_STATE_DIR alone, when it is set; else uagent's state
+// directory under its name (see Dir), under its old name (see OldDir) and
+// uah's home (see UahDir), in that order, those that exist (uagent's when
+// none does, so that what is missing is said). A run in two of them is
+// read once (see OpenHistory).
 func Homes(dirs []string) ([]string, error) {
 	if len(dirs) > 0 {
 		return slices.Clone(dirs), nil
@@ -55,9 +57,10 @@ func Homes(dirs []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	old, _ := OldDir() // it fails as Dir does
 	uah, _ := UahDir() // without a home directory, uagent's alone
-	for _, d := range []string{uagent, uah} {
+	var out []string
+	for _, d := range []string{uagent, old, uah} {
 		if d == "" || slices.Contains(out, d) {
 			continue
 		}
@@ -83,6 +86,8 @@ type Sidecar struct {
 	// "run" (uah exec) or "subagent".
 	Source  string    `json:"source"`
 	Created time.Time `json:"created"`
+	// Review reports a reviewer: the subagent uah's /review runs.
+	Review bool `json:"review"`
 	// Parent is a subagent's parent session.
 	Parent    string `json:"parent"`
 	Workspace string `json:"workspace"`

@@ -125,8 +125,8 @@ func TestHistoryOfAFile(t *testing.T) {
 }
 
 // Homes: the directories given; else $UAGENT_STATE_DIR alone; else
-// uagent's and uah's ($UAH_STATE_DIR, else $UAH_HOME, else ~/.uah), those
-// that exist.
+// uagent's under its name and its old one, and uah's ($UAH_STATE_DIR,
+// else $UAH_HOME, else ~/.uah), those that exist.
 func TestHomes(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -134,17 +134,30 @@ func TestHomes(t *testing.T) {
 	for _, v := range []string{StateDirEnv, UahStateDirEnv, UahHomeEnv} {
 		t.Setenv(v, "")
 	}
-	uagent := filepath.Join(home, ".local", "state", "unreal-agent")
+	uagent := filepath.Join(home, ".local", "state", "uagent")
+	old := filepath.Join(home, ".local", "state", "unreal-agent")
 	uah := filepath.Join(home, ".uah")
 	got, err := Homes(nil)
 	require.NoError(t, err)
-	assert.Equal(t, []string{uagent}, got, "neither exists: uagent's, to be said missing")
+	assert.Equal(t, []string{uagent}, got, "none exists: uagent's, to be said missing")
+	require.NoError(t, os.MkdirAll(old, 0o755))
+	got, _ = Homes(nil)
+	assert.Equal(t, []string{old}, got, "a machine not yet moved")
 	require.NoError(t, os.MkdirAll(uah, 0o755))
 	got, _ = Homes(nil)
-	assert.Equal(t, []string{uah}, got)
+	assert.Equal(t, []string{old, uah}, got)
 	require.NoError(t, os.MkdirAll(uagent, 0o755))
 	got, _ = Homes(nil)
-	assert.Equal(t, []string{uagent, uah}, got)
+	assert.Equal(t, []string{uagent, old, uah}, got, "both names: the new first")
+	require.NoError(t, os.Remove(old))
+	got, _ = Homes(nil)
+	assert.Equal(t, []string{uagent, uah}, got, "moved")
+	xdg := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", xdg)
+	require.NoError(t, os.MkdirAll(filepath.Join(xdg, "uagent"), 0o755))
+	got, _ = Homes(nil)
+	assert.Equal(t, []string{filepath.Join(xdg, "uagent"), uah}, got, "$XDG_STATE_HOME/uagent")
+	t.Setenv("XDG_STATE_HOME", "")
 	other := t.TempDir()
 	t.Setenv(UahHomeEnv, other)
 	got, _ = Homes(nil)

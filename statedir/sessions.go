@@ -44,6 +44,10 @@ func (s Session) Source() string {
 	return s.Sidecar.Source
 }
 
+// Review reports a reviewer session: a subagent that uah's /review ran,
+// as its sidecar says.
+func (s Session) Review() bool { return s.Sidecar != nil && s.Sidecar.Review }
+
 // UpdatedAt is the session's last activity: its last run's end (its
 // start plus its wall time), or, for a run that has not ended, its start.
 func (s Session) UpdatedAt() time.Time {

@@ -47,23 +47,45 @@ const (
 // uagent's --state-dir does.
 const StateDirEnv = "UAGENT_STATE_DIR"
 
-// Dir returns uagent's state directory: dir when it is not empty (what
-// --state-dir says), else $UAGENT_STATE_DIR, else
-// $XDG_STATE_HOME/unreal-agent, else ~/.local/state/unreal-agent.
+// The names of uagent's state directory under $XDG_STATE_HOME (or
+// ~/.local/state): Name since uagent's 2026-10 releases, OldName before
+// (uagent's first run moves OldName to Name when Name does not exist).
+const (
+	Name    = "uagent"
+	OldName = "unreal-agent"
+)
+
+// Dir returns uagent's state directory by uagent's current rule: dir when
+// it is not empty (what --state-dir says), else $UAGENT_STATE_DIR, else
+// $XDG_STATE_HOME/uagent, else ~/.local/state/uagent. The error is for a
+// machine without a home directory.
 func Dir(dir string) (string, error) {
 	switch {
 	case dir != "":
 		return dir, nil
 	case os.Getenv(StateDirEnv) != "":
 		return os.Getenv(StateDirEnv), nil
-	case os.Getenv("XDG_STATE_HOME") != "":
-		return filepath.Join(os.Getenv("XDG_STATE_HOME"), "unreal-agent"), nil
+	}
+	return named(Name)
+}
+
+// OldDir returns where uagent kept its state directory before its
+// 2026-10 releases: $XDG_STATE_HOME/unreal-agent, else
+// ~/.local/state/unreal-agent. A machine not yet moved, or one where the
+// move left it behind, has history there (see Homes).
+func OldDir() (string, error) { return named(OldName) }
+
+// named is the state directory called name: under $XDG_STATE_HOME, else
+// under ~/.local/state.
+func named(name string) (string, error) {
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, name), nil
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("stream: the state directory: %w", err)
 	}
-	return filepath.Join(home, ".local", "state", "unreal-agent"), nil
+	return filepath.Join(home, ".local", "state", name), nil
 }
 
 // The causes of a *Problem, for errors.Is.

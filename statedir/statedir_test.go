@@ -138,10 +138,14 @@ func TestDir(t *testing.T) {
 	assert.Equal(t, "/from/env", d)
 	t.Setenv(StateDirEnv, "")
 	d, _ = Dir("")
+	assert.Equal(t, filepath.Join("/xdg", "uagent"), d)
+	d, _ = OldDir()
 	assert.Equal(t, filepath.Join("/xdg", "unreal-agent"), d)
 	t.Setenv("XDG_STATE_HOME", "")
 	t.Setenv("HOME", "/home/u")
 	d, _ = Dir("")
+	assert.Equal(t, filepath.Join("/home/u", ".local", "state", "uagent"), d)
+	d, _ = OldDir()
 	assert.Equal(t, filepath.Join("/home/u", ".local", "state", "unreal-agent"), d)
 }
 

@@ -187,6 +187,17 @@ func (r *Renderer) harness(l uahstream.Line) {
 		r.printf("%s%sgoal_continued: %s (continuation %d)%s\n", stamp(d.At), p.cyan, text(d.Goal.Objective), d.Goal.Continuations, p.reset)
 	case uahstream.GoalClearedDTO:
 		r.printf("%s%sgoal_cleared%s\n", stamp(d.At), p.cyan, p.reset)
+	case uahstream.AutoReviewedDTO:
+		col := p.dim
+		switch d.Outcome {
+		case "deny", "error":
+			col = p.red
+		case "ask_user":
+			col = p.yellow
+		}
+		r.printf("%s%s⚖ auto-reviewed %s: %s%s · %s · %d in (%d cached) / %d out tokens%s\n", stamp(d.At), col, oneLine(d.Command, 160), oneLine(d.Outcome, 20),
+			prefixed(" · ", joinNonEmpty(": ", prefixed("risk ", oneLine(d.Risk, 20)), oneLine(d.Reason, 160))), ms(d.DurationMS),
+			d.InputTokens, d.CachedInputTokens, d.OutputTokens, p.reset)
 	case stream.UnknownDTO:
 		r.printf("%s%s? %s (unknown type, %d bytes)%s\n", stamp(d.At), p.dim, oneLine(d.Type, 60), len(d.Raw), p.reset)
 	default: // a uagent event outside every run
@@ -249,6 +260,9 @@ func (r *Renderer) sessionEnd(v stream.Verdict) {
 	r.printf("%s══ session %s: %s · %s · %s · model %s · wall %s%s\n", p.bold, oneLine(s.ID(), 80), plural(t.Runs, "run"), plural(t.Turns, "turn"),
 		plural(t.ToolCalls, "tool call"), ms(t.ModelMS), ms(t.WallMS), p.reset)
 	r.printf("   tokens %s\n", tokens(t.Tokens))
+	if a := t.AutoReview; a.Reviews > 0 {
+		r.printf("   auto-reviewer (apart from the runs): %s · %s · tokens %s\n", plural(a.Reviews, "review"), ms(a.DurationMS), tokens(a.Tokens))
+	}
 	for _, m := range s.Messages() {
 		switch m.State {
 		case uahstream.Failed, uahstream.Queued:

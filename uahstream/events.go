@@ -54,6 +54,9 @@ const (
 	TypeWebSearch         = "web_search"
 	TypeRewound           = "rewound"
 	TypeEffortUpdatesOff  = "effort_updates_off"
+	// uah's auto-reviewer judged a command before it ran: a model call of
+	// its own, whose tokens are in no run's summary.
+	TypeAutoReviewed = "auto_reviewed"
 )
 
 // SettingsDTO is a session's engine settings.
@@ -237,6 +240,9 @@ type GoalDTO struct {
 	MaxContinuations int64  `json:"max_continuations,omitempty"`
 	// Reason says why uah (not the model or the user) stopped it.
 	Reason string `json:"reason,omitempty"`
+	// CreatedAt is when the goal was set, UpdatedAt when it last changed.
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
 }
 
 // GoalUpdatedDTO is the session's goal after a change: Change is set,
@@ -259,4 +265,27 @@ type GoalContinuedDTO struct {
 // GoalClearedDTO says the session has no goal any more.
 type GoalClearedDTO struct {
 	At time.Time `json:"at"`
+}
+
+// AutoReviewedDTO is uah's auto-reviewer's verdict on a command that
+// needed approval, before it ran: Outcome allow, deny, ask_user (the user
+// decides) or error (the reviewer failed), with the Risk and Reason it
+// gave. DurationMS is how long the review took; the tokens are its model
+// calls' (input includes the cached input), spent outside every run's
+// summary. Delta, Forked and Commands came later: the review went on from
+// the last one with what changed since, ran on a copy of the review
+// conversation, and ran that many read-only commands of its own.
+type AutoReviewedDTO struct {
+	At                time.Time `json:"at"`
+	Command           string    `json:"command"`
+	Outcome           string    `json:"outcome"`
+	Risk              string    `json:"risk,omitempty"`
+	Reason            string    `json:"reason,omitempty"`
+	DurationMS        int64     `json:"duration_ms"`
+	InputTokens       int64     `json:"input_tokens"`
+	CachedInputTokens int64     `json:"cached_input_tokens"`
+	OutputTokens      int64     `json:"output_tokens"`
+	Delta             bool      `json:"delta,omitempty"`
+	Forked            bool      `json:"forked,omitempty"`
+	Commands          int64     `json:"commands,omitempty"`
 }

@@ -56,6 +56,7 @@ func init() {
 	register[GoalUpdatedDTO](TypeGoalUpdated)
 	register[GoalContinuedDTO](TypeGoalContinued)
 	register[GoalClearedDTO](TypeGoalCleared)
+	register[AutoReviewedDTO](TypeAutoReviewed)
 }
 
 // Known reports whether typ is one of the harness's types this package

@@ -371,6 +371,8 @@ func (s *Session) session(ch *Change, dto any) {
 	case StreamResetDTO:
 		ch.LiveStep, ch.Voided = Void, s.pending()
 		s.texts, s.reasonings = nil, nil
+	case AutoReviewedDTO:
+		s.totals.AutoReview.Add(d)
 	}
 }
 
@@ -581,6 +583,28 @@ type Totals struct {
 	Tokens          stream.TokensDTO `json:"tokens"`
 	ModelMS         int64            `json:"model_ms"`
 	WallMS          int64            `json:"wall_ms"` // the runs' wall times summed (the idle time between them is not in it)
+	// AutoReview is what uah's auto-reviewer spent (its auto_reviewed
+	// lines): model calls of its own, in no run's summary, so apart from
+	// the runs' Tokens and never in them.
+	AutoReview AutoReview `json:"auto_review"`
+}
+
+// AutoReview adds up the auto-reviewer's verdicts (auto_reviewed): how
+// many, how long they took, and their tokens (input includes the cached
+// input; the reviewer reports no cache writes or reasoning).
+type AutoReview struct {
+	Reviews    int              `json:"reviews"`
+	DurationMS int64            `json:"duration_ms"`
+	Tokens     stream.TokensDTO `json:"tokens"`
+}
+
+// Add counts one verdict.
+func (a *AutoReview) Add(d AutoReviewedDTO) {
+	a.Reviews++
+	a.DurationMS += d.DurationMS
+	a.Tokens.Input += d.InputTokens
+	a.Tokens.CachedInput += d.CachedInputTokens
+	a.Tokens.Output += d.OutputTokens
 }
 
 func (t *Totals) add(sum stream.SummaryDTO) {
@@ -599,7 +623,7 @@ func (t *Totals) add(sum stream.SummaryDTO) {
 }
 
 // Totals sums the runs' recomputed summaries, the open run's so far
-// included.
+// included, and the auto-reviewer's verdicts apart from them.
 func (s *Session) Totals() Totals {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -357,17 +357,24 @@ func TestStreamedTextEndsWithItsRun(t *testing.T) {
 	assert.Equal(t, []string{"streamed 0", "unreplaced 0 left", "streamed 1", "replaced 1 said"}, got)
 }
 
-// uah's newer session events decode into their types: the goal's, and the
-// backend's refusal of effort updates.
+// uah's newer session events decode into their types: the goal's (with
+// its times), the backend's refusal of effort updates, and the
+// auto-reviewer's verdict, as first written and with the fields it gained
+// later.
 func TestDecodeTheGoalLines(t *testing.T) {
 	at := time.Date(2026, 10, 1, 18, 57, 5, 0, time.UTC)
-	goal := `{"goal_id":"g1","objective":"o","status":"blocked","token_budget":100,"tokens_used":7,"time_used_seconds":3,"continuations":2,"max_continuations":50,"reason":"r","created_at":"2026-10-01T18:57:05Z","updated_at":"2026-10-01T18:57:05Z"}`
-	g := GoalDTO{ID: "g1", Objective: "o", Status: "blocked", TokenBudget: 100, TokensUsed: 7, TimeUsedSeconds: 3, Continuations: 2, MaxContinuations: 50, Reason: "r"}
+	goal := `{"goal_id":"g1","objective":"o","status":"blocked","token_budget":100,"tokens_used":7,"time_used_seconds":3,"continuations":2,"max_continuations":50,"reason":"r","created_at":"2026-10-01T18:50:00Z","updated_at":"2026-10-01T18:57:05Z"}`
+	g := GoalDTO{ID: "g1", Objective: "o", Status: "blocked", TokenBudget: 100, TokensUsed: 7, TimeUsedSeconds: 3, Continuations: 2, MaxContinuations: 50, Reason: "r",
+		CreatedAt: time.Date(2026, 10, 1, 18, 50, 0, 0, time.UTC), UpdatedAt: at}
 	for line, want := range map[string]any{
 		`{"v":1,"type":"goal_updated","at":"2026-10-01T18:57:05Z","goal":` + goal + `,"change":"status","by":"uah"}`: GoalUpdatedDTO{At: at, Goal: g, Change: "status", By: "uah"},
 		`{"v":1,"type":"goal_continued","at":"2026-10-01T18:57:05Z","goal":` + goal + `}`:                            GoalContinuedDTO{At: at, Goal: g},
 		`{"v":1,"type":"goal_cleared","at":"2026-10-01T18:57:05Z"}`:                                                  GoalClearedDTO{At: at},
 		`{"v":1,"type":"effort_updates_off","at":"2026-10-01T18:57:05Z","message":"m","error":"e"}`:                  EffortUpdatesOffDTO{At: at, Message: "m", Error: "e"},
+		`{"v":1,"type":"auto_reviewed","at":"2026-10-01T18:57:05Z","command":"rm -rf build","outcome":"allow","duration_ms":1200,"input_tokens":900,"cached_input_tokens":800,"output_tokens":40}`: AutoReviewedDTO{
+			At: at, Command: "rm -rf build", Outcome: "allow", DurationMS: 1200, InputTokens: 900, CachedInputTokens: 800, OutputTokens: 40},
+		`{"v":1,"type":"auto_reviewed","at":"2026-10-01T18:57:05Z","command":"curl x | sh","outcome":"deny","risk":"high","reason":"pipes the network to a shell","duration_ms":3000,"input_tokens":1000,"cached_input_tokens":0,"output_tokens":60,"delta":true,"forked":true,"commands":2}`: AutoReviewedDTO{
+			At: at, Command: "curl x | sh", Outcome: "deny", Risk: "high", Reason: "pipes the network to a shell", DurationMS: 3000, InputTokens: 1000, OutputTokens: 60, Delta: true, Forked: true, Commands: 2},
 	} {
 		in := `{"v":1,"type":"session_opened","at":"2026-10-01T18:57:05Z","id":"s1"}` + "\n" + line + "\n"
 		var got []any

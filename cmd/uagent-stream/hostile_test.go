@@ -120,7 +120,7 @@ func TestNoCommandOutputsHostileBytes(t *testing.T) {
 	// harness line of an unknown, hostile type, and one of the wrong types.
 	session := filepath.Join(dir, "session"+hostile[:12]+".jsonl")
 	sb := sessions.Write(sessions.Options{Text: hostile, Runs: []sessions.Run{
-		{Message: "m", Answer: "a", Calls: 1, Reset: true, Queued: true}, {Message: "m", Answer: "a", Goal: true}, {CannotStart: true}, {Message: "m", CutOff: true}}})
+		{Message: "m", Answer: "a", Calls: 1, Reset: true, Queued: true, AutoReview: true}, {Message: "m", Answer: "a", Goal: true}, {CannotStart: true}, {Message: "m", CutOff: true}}})
 	sb = append(sb, `{"v":1,"type":"\u001b]52;c;eA==\u0007\u202e","at":"2026-10-01T19:00:00Z"}`+"\n"...)
 	sb = append(sb, `{"v":1,"type":"notice","at":"2026-10-01T19:00:00Z","level":7,"message":"`+strings.ReplaceAll(hostile, "\x00", "")+`"}`+"\n"...)
 	require.NoError(t, os.WriteFile(session, sb, 0o644))

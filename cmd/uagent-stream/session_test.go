@@ -100,6 +100,8 @@ func TestStatsOfASession(t *testing.T) {
 	assert.Equal(t, float64(2), got.Totals["runs"])
 	assert.Equal(t, float64(3), got.Totals["tool_calls"])
 	assert.Equal(t, map[string]any{"input": 4 * 12873.0, "cached_input": 4 * 3712.0, "cache_write_input": 0.0, "output": 4 * 65.0, "reasoning": 0.0}, got.Totals["tokens"])
+	assert.Equal(t, map[string]any{"reviews": 0.0, "duration_ms": 0.0, "tokens": map[string]any{"input": 0.0, "cached_input": 0.0, "cache_write_input": 0.0, "output": 0.0, "reasoning": 0.0}},
+		got.Totals["auto_review"])
 
 	code, stdout, _ = runCmd(t, "", "stats", "--check", path)
 	assert.Equal(t, 0, code)
@@ -185,4 +187,69 @@ func TestCatShowsTheGoal(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	assert.NotContains(t, out, "unknown type")
+}
+
+// uah's auto-reviewer's verdicts (auto_reviewed) in a session stream, in
+// every command that reads one: validate takes them; stats keeps their
+// tokens apart from the runs' (hand-pinned: three reviews of 900 in, 800
+// cached, 40 out, 1,200 ms; the runs' tokens as without them); cat shows
+// each (its command, outcome, risk and reason, duration and tokens) and
+// the reviewer's totals; export and timeline read the stream as without
+// them. A review with a field of the wrong type is a line error, as any
+// harness line of the wrong types is.
+func TestAutoReviewedInEveryCommand(t *testing.T) {
+	reviewed := sessions.Options{Runs: []sessions.Run{
+		{Message: "Run ls twice", Answer: "DONE", Calls: 2, AutoReview: true},
+		{Message: "And again?", Answer: "Again", Calls: 1, AutoReview: true},
+	}}
+	path := sessionFile(t, reviewed)
+	code, stdout, stderr := runCmd(t, "", "validate", "--strict", path)
+	assert.Equal(t, 0, code, stdout+stderr)
+
+	code, stdout, stderr = runCmd(t, "", "stats", path)
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Totals map[string]any `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.Equal(t, map[string]any{"input": 4 * 12873.0, "cached_input": 4 * 3712.0, "cache_write_input": 0.0, "output": 4 * 65.0, "reasoning": 0.0}, got.Totals["tokens"],
+		"the runs' tokens, without the reviewer's")
+	assert.Equal(t, map[string]any{"reviews": 3.0, "duration_ms": 3600.0,
+		"tokens": map[string]any{"input": 2700.0, "cached_input": 2400.0, "cache_write_input": 0.0, "output": 120.0, "reasoning": 0.0}}, got.Totals["auto_review"])
+
+	code, stdout, stderr = runCmd(t, "", "cat", "--no-color", path)
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, 3, strings.Count(stdout, "⚖ auto-reviewed ls: allow · risk low: reads the directory · 1.2s · 900 in (800 cached) / 40 out tokens"), stdout)
+	assert.Contains(t, stdout, "auto-reviewer (apart from the runs): 3 reviews · 3.6s · tokens in 2700 (cached 2400, written 0) · out 120")
+	assert.NotContains(t, stdout, "unknown type")
+
+	plain := sessionFile(t, sessions.Options{Runs: []sessions.Run{
+		{Message: "Run ls twice", Answer: "DONE", Calls: 2}, {Message: "And again?", Answer: "Again", Calls: 1}}})
+	for _, args := range [][]string{{"timeline"}, {"stats", "--check"}} {
+		_, withReviews, _ := runCmd(t, "", append(args, path)...)
+		_, without, _ := runCmd(t, "", append(args, plain)...)
+		if args[0] == "timeline" {
+			assert.Equal(t, strings.Count(without, "<rect"), strings.Count(withReviews, "<rect"), "the timeline of the runs is the same")
+		} else {
+			assert.Equal(t, without, withReviews)
+		}
+	}
+	out := t.TempDir()
+	code, _, stderr = runCmd(t, "", "export", "-o", out, path)
+	require.Equal(t, 0, code, stderr)
+	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 2)
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	bad := bytes.Replace(b, []byte(`"input_tokens":900`), []byte(`"input_tokens":"900"`), 1)
+	code, stdout, _ = runCmd(t, "", "validate", sessionFileBytes(t, bad))
+	assert.Equal(t, 1, code)
+	assert.Regexp(t, `: auto_reviewed: field "input_tokens": wrong JSON type: want integer, got string`, stdout)
+}
+
+func sessionFileBytes(t *testing.T, b []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	return path
 }

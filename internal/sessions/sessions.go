@@ -41,6 +41,10 @@ type Run struct {
 	// Queued: the next run's message is queued during this run, so that
 	// the next run starts right after run_finished, with no idle between.
 	Queued bool
+	// AutoReview: uah's auto-reviewer judges each call before it starts
+	// (auto_reviewed: allow, 900 input tokens of which 800 cached, 40
+	// output, 1,200 ms each).
+	AutoReview bool
 	// Goal: the run is one uah began for its goal (/goal), set just
 	// before (goal_updated, goal_continued), the backend refuses effort
 	// updates inside it (effort_updates_off), and the model completes
@@ -189,6 +193,10 @@ func (w *writer) run(i int, msgID string, r Run) (cutOff bool) {
 		}
 		for c := range r.Calls {
 			id := fmt.Sprintf("call_%d_%d", i+1, c)
+			if r.AutoReview {
+				w.harness("auto_reviewed", map[string]any{"command": w.text("ls"), "outcome": "allow", "risk": "low", "reason": w.text("reads the directory"),
+					"duration_ms": 1200, "input_tokens": 900, "cached_input_tokens": 800, "output_tokens": 40})
+			}
 			emit(stream.ToolStarted{At: w.tick(2), CallID: id, OpID: "op_" + id, Name: "Bash", Label: w.text("ls"), OpType: "shell"})
 		}
 		if r.Queued {

@@ -150,6 +150,12 @@ const harness = {
   goal_updated(d, t) { const g = d.goal || {}; add("control", t, ["goal_updated (" + d.change + (d.by ? " by " + d.by : "") + "): " + g.status + " · " + g.objective + (g.reason ? " · " + g.reason : "")]); },
   goal_continued(d, t) { add("control", t, ["goal_continued: " + (d.goal || {}).objective + " (continuation " + (d.goal || {}).continuations + ")"]); },
   goal_cleared(d, t) { add("control", t, ["goal_cleared"]); },
+  auto_reviewed(d, t) {
+    const why = [d.risk && "risk " + d.risk, d.reason].filter(Boolean).join(": ");
+    add(d.outcome === "deny" || d.outcome === "error" ? "error" : d.outcome === "ask_user" ? "warning" : "control", t,
+      ["⚖ auto-reviewed " + d.command + ": " + d.outcome + (why ? " · " + why : "") + " · " + duration(d.duration_ms) + " · " +
+        (d.input_tokens || 0) + " in (" + (d.cached_input_tokens || 0) + " cached) / " + (d.output_tokens || 0) + " out tokens"]);
+  },
 };
 
 // live: the server says which streamed item a delta went to, which a
