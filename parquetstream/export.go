@@ -496,7 +496,7 @@ func (x *Export) add(main *parts, e entry, sc *statedir.Sidecar, t tablestream.T
 	}
 	e.Finished, e.RunRow = !t.Run.CutOff, t.Run
 	if sc != nil {
-		e.SessionSource, e.SessionParent = sc.Source, sc.Parent
+		e.SessionSource, e.SessionParent, e.SessionReview = sc.Source, sc.Parent, sc.Review
 	}
 	if i := slices.IndexFunc(t.Messages, func(m tablestream.MessageRow) bool { return m.Role == "user" }); i >= 0 {
 		p := cutRunes(t.Messages[i].Text, titleRunes) // messages are there with content only
@@ -572,13 +572,14 @@ func (x *Export) finish() error {
 	return nil
 }
 
-// sidecarColumns fills the sessions' title, source and parent: from uah's
+// sidecarColumns fills the sessions' title, source, parent and review: from uah's
 // sidecar as this export read it, else as the last of the session's runs
 // exported with one found it; the title (with content) from the sidecar's
 // first prompt, else the first prompt of the session's first run.
 func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
 	type info struct {
 		source, parent string
+		review         bool
 		at             *time.Time // the latest run that said them
 		first          *entry     // the first run, in tablestream.RunOrder
 	}
@@ -596,7 +597,7 @@ func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
 			in.first = e
 		}
 		if (e.SessionSource != "" || e.SessionParent != "") && (in.at == nil || e.StartedAt != nil && e.StartedAt.After(*in.at)) {
-			in.source, in.parent, in.at = e.SessionSource, e.SessionParent, e.StartedAt
+			in.source, in.parent, in.review, in.at = e.SessionSource, e.SessionParent, e.SessionReview, e.StartedAt
 		}
 	}
 	for _, h := range x.held {
@@ -611,9 +612,9 @@ func (x *Export) sidecarColumns(sessions []tablestream.SessionRow) {
 		if in == nil {
 			in = &info{}
 		}
-		s.Source, s.ParentSessionID = in.source, in.parent
+		s.Source, s.ParentSessionID, s.Review = in.source, in.parent, in.review
 		if sc := x.sidecars[s.SessionID]; sc != nil {
-			s.Source, s.ParentSessionID = sc.Source, sc.Parent
+			s.Source, s.ParentSessionID, s.Review = sc.Source, sc.Parent, sc.Review
 		}
 		if !x.content {
 			continue

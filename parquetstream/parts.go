@@ -39,6 +39,7 @@ type entry struct {
 	// and (with content) the run's first prompt: the sessions table's.
 	SessionSource string  `json:"session_source,omitempty"`
 	SessionParent string  `json:"session_parent,omitempty"`
+	SessionReview bool    `json:"session_review,omitempty"`
 	Prompt        *string `json:"prompt,omitempty"`
 	tablestream.RunRow
 }

@@ -159,7 +159,11 @@ func (b *Builder) end(e *uahstream.Ended) {
 			b.out = append(b.out, b.callRow(c))
 		}
 	}
-	b.out = append(b.out, b.runRow(e.Recomputed))
+	row := b.runRow(e.Recomputed)
+	a := e.AutoReview
+	row.AutoReview = AutoReview{AutoReviews: int64(a.Reviews), AutoReviewMS: a.DurationMS, AutoReviewTokensInput: a.Tokens.Input,
+		AutoReviewTokensCachedInput: a.Tokens.CachedInput, AutoReviewTokensOutput: a.Tokens.Output}
+	b.out = append(b.out, row)
 }
 
 func (b *Builder) runRow(r stream.Recomputed) RunRow {

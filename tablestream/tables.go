@@ -58,6 +58,12 @@ type RunRow struct {
 	ToolsByName        map[string]int64 `json:"tools_by_name" parquet:"tools_by_name"`
 	StopReasons        map[string]int64 `json:"stop_reasons" parquet:"stop_reasons"`
 	Tokens
+	// AutoReview is what uah's auto-reviewer spent during the run (a
+	// session stream's auto_reviewed lines): model calls of its own, not
+	// in the run's tokens. It is not a column of the runs table (whose
+	// columns stay those that datasets already hold): the sessions table
+	// sums it.
+	AutoReview  `parquet:"-"`
 	Failures    []string `json:"failures" parquet:"failures,list"`
 	Errors      []string `json:"errors" parquet:"errors,list"`
 	Warnings    []string `json:"warnings" parquet:"warnings,list"`
@@ -94,10 +100,12 @@ type SessionRow struct {
 	Workspace string `json:"workspace" parquet:"workspace,dict"`
 	Model     string `json:"model" parquet:"model,dict"`
 	Status    string `json:"status" parquet:"status,dict"`
-	// The runs' tokens, tool calls and failed tool calls, summed.
+	// The runs' tokens, tool calls and failed tool calls, summed, and
+	// what the auto-reviewer spent during them, apart.
 	Tokens
 	ToolCalls       int64 `json:"tool_calls" parquet:"tool_calls"`
 	FailedToolCalls int64 `json:"failed_tool_calls" parquet:"failed_tool_calls"`
+	AutoReview
 	// Title, Source and ParentSessionID are what uah's sidecar of the
 	// session says (statedir.Sidecar): Title its first prompt, else the
 	// first prompt of the session's first run, and only with content
@@ -107,6 +115,9 @@ type SessionRow struct {
 	Title           *string `json:"title" parquet:"title,optional"`
 	Source          string  `json:"source" parquet:"source,dict"`
 	ParentSessionID string  `json:"parent_session_id" parquet:"parent_session_id"`
+	// Review reports a reviewer session (a subagent of uah's /review), as
+	// its sidecar says.
+	Review bool `json:"review" parquet:"review"`
 }
 
 // Sessions groups runs into sessions: those with the same session_id, in
@@ -146,6 +157,11 @@ func Sessions(runs []*RunRow) []SessionRow {
 			s.TokensReasoning += r.TokensReasoning
 			s.ToolCalls += r.ToolCalls
 			s.FailedToolCalls += r.FailedToolCalls
+			s.AutoReviews += r.AutoReviews
+			s.AutoReviewMS += r.AutoReviewMS
+			s.AutoReviewTokensInput += r.AutoReviewTokensInput
+			s.AutoReviewTokensCachedInput += r.AutoReviewTokensCachedInput
+			s.AutoReviewTokensOutput += r.AutoReviewTokensOutput
 		}
 		out = append(out, s)
 	}
@@ -181,6 +197,17 @@ type Tokens struct {
 	TokensCacheWriteInput int64 `json:"tokens_cache_write_input" parquet:"tokens_cache_write_input"`
 	TokensOutput          int64 `json:"tokens_output" parquet:"tokens_output"`
 	TokensReasoning       int64 `json:"tokens_reasoning" parquet:"tokens_reasoning"`
+}
+
+// AutoReview is what uah's auto-reviewer spent (auto_reviewed): how many
+// verdicts, how long they took, and their tokens (input includes cached
+// input), apart from the runs' tokens.
+type AutoReview struct {
+	AutoReviews                 int64 `json:"auto_reviews" parquet:"auto_reviews"`
+	AutoReviewMS                int64 `json:"auto_review_ms" parquet:"auto_review_ms"`
+	AutoReviewTokensInput       int64 `json:"auto_review_tokens_input" parquet:"auto_review_tokens_input"`
+	AutoReviewTokensCachedInput int64 `json:"auto_review_tokens_cached_input" parquet:"auto_review_tokens_cached_input"`
+	AutoReviewTokensOutput      int64 `json:"auto_review_tokens_output" parquet:"auto_review_tokens_output"`
 }
 
 // TurnRow is one model turn the fold paired, or a model response that

@@ -45,6 +45,7 @@ type Session struct {
 	last    *stream.Fold // the open run's, else the run's that ended last
 	runs    int          // runs begun
 	totals  Totals
+	review  AutoReview // the auto-reviewer's verdicts during the open run
 
 	messages   []Message
 	byID       map[string]int
@@ -208,6 +209,10 @@ type Ended struct {
 	// with its text: a view that has not shown it shows it now. The items
 	// end with their run.
 	Unreplaced []*Live
+	// AutoReview is what uah's auto-reviewer spent during the run (its
+	// auto_reviewed lines between run_started and the run's end): not in
+	// the run's summary, and in the session's Totals.AutoReview.
+	AutoReview AutoReview
 }
 
 // Add folds the next line (as a [Reader] reads it: a DTO and a nil error,
@@ -373,6 +378,9 @@ func (s *Session) session(ch *Change, dto any) {
 		s.texts, s.reasonings = nil, nil
 	case AutoReviewedDTO:
 		s.totals.AutoReview.Add(d)
+		if s.fold != nil {
+			s.review.Add(d)
+		}
 	}
 }
 
@@ -388,8 +396,8 @@ func asRunLine(dto any) any {
 // end closes the open run and hands it over.
 func (s *Session) end() *Ended {
 	f := s.fold
-	e := &Ended{Run: s.runs - 1, Fold: f, Recomputed: f.Recomputed(), Verdict: f.Verdict(), Unreplaced: s.pending()}
-	s.fold, s.texts, s.reasonings = nil, nil, nil
+	e := &Ended{Run: s.runs - 1, Fold: f, Recomputed: f.Recomputed(), Verdict: f.Verdict(), Unreplaced: s.pending(), AutoReview: s.review}
+	s.fold, s.texts, s.reasonings, s.review = nil, nil, nil, AutoReview{}
 	s.totals.add(e.Summary)
 	return e
 }

@@ -237,7 +237,13 @@ func TestAutoReviewedInEveryCommand(t *testing.T) {
 	out := t.TempDir()
 	code, _, stderr = runCmd(t, "", "export", "-o", out, path)
 	require.Equal(t, 0, code, stderr)
-	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 2)
+	runs := readTable[tablestream.RunRow](t, out, "runs")
+	require.Len(t, runs, 2)
+	assert.Equal(t, 4*12873, int(runs[0].TokensInput+runs[1].TokensInput), "the runs' tokens, without the reviewer's")
+	ss := readTable[tablestream.SessionRow](t, out, "sessions")
+	require.Len(t, ss, 1)
+	assert.Equal(t, tablestream.AutoReview{AutoReviews: 3, AutoReviewMS: 3600, AutoReviewTokensInput: 2700, AutoReviewTokensCachedInput: 2400, AutoReviewTokensOutput: 120},
+		ss[0].AutoReview, "the session's figures keep the reviewer's apart")
 
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)

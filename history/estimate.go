@@ -1,0 +1,63 @@
+package history
+
+import "slices"
+
+// Estimate adds up the API-price estimates of runs. USD is what the priced
+// runs would cost; the tokens (input and output: input includes cached
+// and cache-write input, output reasoning) of the runs that could not be
+// priced are in UnpricedTokens, never priced at zero; Unpriced names their
+// provider/model pairs, Plans the "provider: plan" of runs billed by a
+// subscription instead of these figures.
+type Estimate struct {
+	USD                          float64
+	PricedTokens, UnpricedTokens int64
+	Unpriced, Plans              []string
+}
+
+// Add counts a run in the estimate.
+func (e *Estimate) Add(r *Run) {
+	n := r.Tokens.Input + r.Tokens.Output
+	if r.Cost.Plan != "" {
+		e.Plans = insert(e.Plans, r.Provider+": "+r.Cost.Plan)
+	}
+	if !r.Cost.Priced {
+		e.UnpricedTokens += n
+		e.Unpriced = insert(e.Unpriced, r.Provider+"/"+r.Model)
+		return
+	}
+	e.USD += r.Cost.USD
+	e.PricedTokens += n
+}
+
+// Merge adds another estimate to this one.
+func (e *Estimate) Merge(o Estimate) {
+	e.USD += o.USD
+	e.PricedTokens += o.PricedTokens
+	e.UnpricedTokens += o.UnpricedTokens
+	for _, u := range o.Unpriced {
+		e.Unpriced = insert(e.Unpriced, u)
+	}
+	for _, p := range o.Plans {
+		e.Plans = insert(e.Plans, p)
+	}
+}
+
+// USDOrNil is the cost to show: USD, nil when no token of it could be
+// priced (and it has some). A partial cost (some tokens unpriced) is the
+// priced part: UnpricedTokens says what it leaves out.
+func (e Estimate) USDOrNil() *float64 {
+	if e.PricedTokens == 0 && e.UnpricedTokens > 0 {
+		return nil
+	}
+	v := e.USD
+	return &v
+}
+
+// insert adds s to a sorted set.
+func insert(set []string, s string) []string {
+	i, ok := slices.BinarySearch(set, s)
+	if ok {
+		return set
+	}
+	return slices.Insert(set, i, s)
+}

@@ -1,0 +1,94 @@
+package history
+
+import (
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Filter keeps the sessions and runs a person asks for; its zero value
+// keeps everything. A run passes when it started in [Since, Until) (a
+// zero bound is none), in Workspace (a path, compared cleaned), with
+// Model, ending in Status, in a session of Source (tui, run, subagent,
+// review). A session passes when its last activity is at or after Since,
+// it started before Until, it ran in Workspace, one of its runs used
+// Model, its last run's status is Status and its source is Source.
+type Filter struct {
+	Since, Until                     time.Time
+	Workspace, Model, Status, Source string
+}
+
+func (f Filter) run(x *Index, r *Run) bool {
+	switch {
+	case !f.Since.IsZero() && r.StartedAt.Before(f.Since),
+		!f.Until.IsZero() && !r.StartedAt.Before(f.Until),
+		f.Workspace != "" && filepath.Clean(r.Workspace) != filepath.Clean(f.Workspace),
+		f.Model != "" && r.Model != f.Model,
+		f.Status != "" && r.Status != f.Status:
+		return false
+	}
+	if f.Source != "" {
+		s := x.bySess[r.SessionID]
+		return s != nil && s.Source == f.Source
+	}
+	return true
+}
+
+func (f Filter) session(s *Session) bool {
+	switch {
+	case !f.Since.IsZero() && s.LastActivity.Before(f.Since),
+		!f.Until.IsZero() && !s.StartedAt.Before(f.Until),
+		f.Workspace != "" && filepath.Clean(s.Workspace) != filepath.Clean(f.Workspace),
+		f.Status != "" && s.Status != f.Status,
+		f.Source != "" && s.Source != f.Source:
+		return false
+	}
+	return f.Model == "" || slices.ContainsFunc(s.Runs, func(r *Run) bool { return r.Model == f.Model })
+}
+
+// Listed is a session as a list shows it: at Depth 0, or under its parent
+// (1 under a session at 0, and so on).
+type Listed struct {
+	*Session
+	Depth int
+}
+
+// List returns the sessions that pass f, the latest activity first, each
+// subagent and reviewer right under its parent (the latest activity
+// first), when its parent is listed too; one whose parent is not listed
+// is listed at depth 0.
+func (x *Index) List(f Filter) []Listed {
+	pass := map[*Session]bool{}
+	for _, s := range x.sessions {
+		if f.session(s) {
+			pass[s] = true
+		}
+	}
+	var out []Listed
+	var under func(s *Session, depth int)
+	under = func(s *Session, depth int) {
+		out = append(out, Listed{s, depth})
+		for _, c := range s.Children {
+			if pass[c] {
+				under(c, depth+1)
+			}
+		}
+	}
+	for _, s := range x.sessions {
+		if p := x.bySess[s.Parent]; pass[s] && (p == nil || !pass[p]) {
+			under(s, 0)
+		}
+	}
+	return out
+}
+
+// ListRuns returns the runs that pass f, the latest start first.
+func (x *Index) ListRuns(f Filter) []*Run {
+	var out []*Run
+	for i := len(x.runs) - 1; i >= 0; i-- {
+		if f.run(x, x.runs[i]) {
+			out = append(out, x.runs[i])
+		}
+	}
+	return out
+}
