@@ -112,7 +112,7 @@ type Line struct {
 // Reader is not safe for concurrent use; its Session is.
 type Reader struct {
 	dec     *stream.Decoder
-	events  iter.Seq[stream.Event]
+	dtos    iter.Seq[any] // the lines, as DTOs, of a Reader of events
 	s       *Session
 	decided bool // the session has decided what the stream is
 	harness bool // it is a session stream
@@ -140,7 +140,39 @@ func (s *Session) Reader(r io.Reader, opts ...stream.DecoderOption) *Reader {
 // run's events go into the fold without being written out and read
 // again. Its Lines have no bytes and no number.
 func (s *Session) EventReader(events iter.Seq[stream.Event]) *Reader {
-	return &Reader{events: events, s: s}
+	return &Reader{dtos: dtosOf(events), s: s}
+}
+
+// RunsReader returns a Reader into s, which has had no line, of a session
+// given as its runs, each as its domain events (the runs of a session of
+// the history, each a run directory's: see statedir.Run.Events), after
+// opened: a session stream of many runs, folded as one is (each run in a
+// fold of its own, the session's totals), without being written out and
+// read again. Its Lines have no bytes and no number.
+func (s *Session) RunsReader(opened SessionOpenedDTO, runs iter.Seq[iter.Seq[stream.Event]]) *Reader {
+	return &Reader{s: s, dtos: func(yield func(any) bool) {
+		if !yield(opened) {
+			return
+		}
+		for events := range runs {
+			for dto := range dtosOf(events) {
+				if !yield(dto) {
+					return
+				}
+			}
+		}
+	}}
+}
+
+// dtosOf is events as their DTOs (stream.EventToDTO).
+func dtosOf(events iter.Seq[stream.Event]) iter.Seq[any] {
+	return func(yield func(any) bool) {
+		for e := range events {
+			if dto, ok := stream.EventToDTO(e); ok && !yield(dto) {
+				return
+			}
+		}
+	}
 }
 
 // Session is the Reader's session, the fold of what was read so far.
@@ -162,7 +194,7 @@ func (r *Reader) Check(opts ...stream.ValidateOption) {
 // error (not a *stream.LineError) and whose Change is zero. Stopping early
 // ends nothing: the Session is as far as it was read.
 func (r *Reader) Lines() iter.Seq[Line] {
-	if r.events != nil {
+	if r.dtos != nil {
 		return r.eventLines()
 	}
 	return func(yield func(Line) bool) {
@@ -195,11 +227,7 @@ func (r *Reader) Lines() iter.Seq[Line] {
 
 func (r *Reader) eventLines() iter.Seq[Line] {
 	return func(yield func(Line) bool) {
-		for e := range r.events {
-			dto, ok := stream.EventToDTO(e)
-			if !ok {
-				continue
-			}
+		for dto := range r.dtos {
 			if !yield(Line{DTO: dto, Change: r.s.Add(dto, nil)}) {
 				return
 			}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+
+	"github.com/uagentkit/stream/history"
 	"os"
 	"os/signal"
 	"syscall"
@@ -48,15 +51,32 @@ func cmdCat(e env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	o.Interrupted = func() bool { return ctx.Err() != nil }
-	if statedir.IsRun(name) { // a run directory: followed until its summary says it ended
-		run, err := statedir.OpenRun(name)
-		if err != nil {
-			return err
+	found, ok, err := lookupHistory(e, name)
+	switch {
+	case errors.Is(err, history.ErrNotFound): // a file still to come: waited for
+		ok = false
+	case err != nil:
+		return err
+	case ok && found.Run != nil:
+		name = found.Run.Dir
+	}
+	if statedir.IsRun(name) || ok { // a run directory (or a session's runs): followed until its summary says it ended
+		in := &input{}
+		var rd *uahstream.Reader
+		if ok && found.Session != nil { // its runs in order, the last followed
+			follow := func(r *statedir.Run) iter.Seq[stream.Event] { return r.Follow(ctx, pollInterval) }
+			if rd, in.runs, err = sessionReader(new(uahstream.Session), found.Session, follow); err != nil {
+				return err
+			}
+		} else {
+			if in.run, err = statedir.OpenRun(name); err != nil {
+				return err
+			}
+			rd = uahstream.ReadEvents(in.run.Follow(ctx, pollInterval))
 		}
-		rd := uahstream.ReadEvents(run.Follow(ctx, pollInterval))
 		r := termstream.New(e.stdout, rd.Session(), o)
 		err = render(r, rd)
-		serious := reportProblems(e, &input{run: run})
+		serious := reportProblems(e, in)
 		switch {
 		case ctx.Err() != nil && !rd.Session().Finished():
 			return exitError{stream.ExitInterrupted}
@@ -74,7 +94,6 @@ func cmdCat(e env, args []string) error {
 	}}
 	defer fr.close()
 	r := termstream.New(e.stdout, s, o)
-	var err error
 	running := false // a run was going on when the stream ended
 	for {
 		rd := s.Reader(fr)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/uagentkit/stream/statedir"
 )
@@ -20,6 +21,19 @@ func cmdConvert(e env, args []string) error {
 		return fl.usageError("want one RUN_DIR")
 	}
 	dir := fl.Arg(0)
+	found, ok, err := lookupHistory(e, dir)
+	switch {
+	case err != nil:
+		return err
+	case ok && found.Run != nil:
+		dir = found.Run.Dir
+	case ok:
+		var ids []string
+		for _, r := range found.Session.Runs {
+			ids = append(ids, r.ID)
+		}
+		return fmt.Errorf("convert: %s is a session: convert writes one run; its runs are %s", dir, strings.Join(ids, ", "))
+	}
 	if !statedir.IsRun(dir) {
 		return fmt.Errorf("convert: %s is not a run directory (one with events.jsonl, summary.json or request.json)", dir)
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/parquetstream"
 	"github.com/uagentkit/stream/statedir"
 )
@@ -25,14 +26,6 @@ func cmdExport(e env, args []string) error {
 	if err := fl.parse(args); err != nil {
 		return err
 	}
-	inputs := fl.Args()
-	if len(inputs) == 0 {
-		dirs, err := statedir.Homes(stateDirs)
-		if err != nil {
-			return err
-		}
-		inputs = dirs
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -47,6 +40,31 @@ func cmdExport(e env, args []string) error {
 			!errors.Is(err, statedir.ErrTwoCopies) && !errors.Is(err, statedir.ErrParent) {
 			code = 1
 		}
+	}
+	var inputs []string
+	for _, a := range fl.Args() { // an id of the history: its run's directory, or its session's
+		found, ok, err := lookupHistory(e, a)
+		switch {
+		case errors.Is(err, history.ErrNotFound): // said as a file that cannot be read
+			inputs = append(inputs, a)
+		case err != nil:
+			problem(err)
+		case ok && found.Run != nil:
+			inputs = append(inputs, found.Run.Dir)
+		case ok:
+			for _, r := range found.Session.Runs {
+				inputs = append(inputs, r.Dir)
+			}
+		default:
+			inputs = append(inputs, a)
+		}
+	}
+	if len(fl.Args()) == 0 {
+		dirs, err := statedir.Homes(stateDirs)
+		if err != nil {
+			return err
+		}
+		inputs = dirs
 	}
 	srcs := parquetstream.Sources(inputs, problem)
 	opts := []parquetstream.Option{parquetstream.WithCreatedBy("uagent-stream", versionString())}

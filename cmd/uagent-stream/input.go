@@ -16,13 +16,16 @@ import (
 // written of it (see statedir), without writing them out.
 type input struct {
 	rd    *uahstream.Reader
-	run   *statedir.Run // a run directory's
+	run   *statedir.Run   // a run directory's
+	runs  []*statedir.Run // a session of the history's, in order
 	close func() error
 }
 
 // openInput opens a FILE argument, wherever a command reads a stream,
 // into s (a new Session when nil): "-" is standard input, a run directory
-// its events, anything else a file, read with opts.
+// its events, a file read with opts; a name that is no path a run or a
+// session of the history (see lookupHistory): a run its directory's
+// events, a session its runs' in order, as one session stream.
 func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderOption) (*input, error) {
 	if s == nil {
 		s = new(uahstream.Session)
@@ -30,6 +33,19 @@ func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderO
 	nop := func() error { return nil }
 	if name == "-" {
 		return &input{rd: s.Reader(e.stdin, opts...), close: nop}, nil
+	}
+	found, ok, err := lookupHistory(e, name)
+	switch {
+	case err != nil:
+		return nil, err
+	case ok && found.Run != nil:
+		name = found.Run.Dir
+	case ok:
+		rd, runs, err := sessionReader(s, found.Session, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &input{rd: rd, runs: runs, close: nop}, nil
 	}
 	if info, err := os.Stat(name); err == nil && info.IsDir() {
 		if !statedir.IsRun(name) {
@@ -51,10 +67,26 @@ func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderO
 // problems returns what could not be read of a run directory, once it has
 // been read: nothing for a file.
 func (in *input) problems() []error {
-	if in.run == nil {
-		return nil
+	var out []error
+	for _, r := range append([]*statedir.Run{in.run}, in.runs...) {
+		if r != nil {
+			out = append(out, r.Problems()...)
+		}
 	}
-	return in.run.Problems()
+	return out
+}
+
+// runOf is the run directory the Ended run was read from: of a run
+// directory, its run; of a session of the history, its run of that
+// index; nil for a stream.
+func (in *input) runOf(e *uahstream.Ended) *statedir.Run {
+	if in.run != nil {
+		return in.run
+	}
+	if e.Run >= 0 && e.Run < len(in.runs) {
+		return in.runs[e.Run]
+	}
+	return nil
 }
 
 // serious reports a problem that is more than the run being cut off or

@@ -9,6 +9,8 @@
 //	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…
 //	uagent-stream acp [--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…
 //	uagent-stream a2a [--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…
+//	uagent-stream ls [--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
+//	uagent-stream usage [--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]
 //	uagent-stream otel [--content] FILE…
 //	uagent-stream convert [-o FILE] RUN_DIR
@@ -45,6 +47,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/uagentkit/stream/history"
 )
 
 func main() {
@@ -71,10 +75,12 @@ func init() {
 		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
 		{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
 		{"a2a", "[--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…", "serve COMMAND (such as uagent --stream) to other agents over A2A: each task a run, each context a uagent session", cmdA2A},
+		{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them", cmdLs},
+		{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices", cmdUsage},
 		{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
 		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
 		{"convert", "[-o FILE] RUN_DIR", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},
-		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, or of one event type", cmdSchema},
+		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, of one event type, or of what ls (ls, ls-runs) and usage (usage) write", cmdSchema},
 		{"version", "", "print the version and the VCS revision", cmdVersion},
 	}
 }
@@ -109,10 +115,13 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// history is the history an id names (see lookupHistory), read once
+	// a command, when one asks.
+	history func() (*history.Index, error)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := env{stdin: stdin, stdout: stdout, stderr: stderr, history: onceHistory()}
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "uagent-stream: want a COMMAND\n%s", usage())
 		return 2
@@ -212,6 +221,13 @@ func (fs *flagSet) help(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, arg, text, def)
 	})
+}
+
+// given reports whether the flag name was given.
+func (fs *flagSet) given(name string) bool {
+	found := false
+	fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
 }
 
 // parse parses the flags: -h prints the help on stdout (flag.ErrHelp, exit

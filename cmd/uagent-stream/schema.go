@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/uagentkit/stream/history"
 
 	"github.com/uagentkit/stream/schema"
 )
@@ -15,8 +18,17 @@ func cmdSchema(e env, args []string) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
+	names := append(schema.Names(), history.SchemaNames...)
 	if fs.NArg() > 1 {
-		return fs.usageError("want at most one TYPE, one of: " + strings.Join(schema.Names(), ", "))
+		return fs.usageError("want at most one TYPE, one of: " + strings.Join(names, ", "))
+	}
+	if slices.Contains(history.SchemaNames, fs.Arg(0)) { // what ls and usage write
+		b, err := history.Schema(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(b)
+		return err
 	}
 	get := schema.Compatible
 	if *strict {
@@ -24,7 +36,7 @@ func cmdSchema(e env, args []string) error {
 	}
 	b, err := get(fs.Arg(0))
 	if err != nil {
-		return fs.usageError(fmt.Sprintf("no schema %q; TYPE is one of: %s", fs.Arg(0), strings.Join(schema.Names(), ", ")))
+		return fs.usageError(fmt.Sprintf("no schema %q; TYPE is one of: %s", fs.Arg(0), strings.Join(names, ", ")))
 	}
 	_, err = e.stdout.Write(b)
 	return err

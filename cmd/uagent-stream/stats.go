@@ -86,8 +86,8 @@ func (w *statsWriter) stats(e env) int {
 			}
 		}
 		if e := l.Ended; e != nil {
-			if in.run != nil { // summary.json's metadata, as uagent stats keeps it
-				e.Summary = in.run.Stats(e.Recomputed)
+			if r := in.runOf(e); r != nil { // summary.json's metadata, as uagent stats keeps it
+				e.Summary = r.Stats(e.Recomputed)
 			}
 			last = e
 			w.lineErrors(e.FirstErrors, e.LineErrors)

@@ -10,3 +10,7 @@ import (
 // foreground does nothing here: this platform has no terminal process
 // groups to hand over.
 func foreground(*exec.Cmd, io.Reader) (restore func()) { return func() {} }
+
+// termSize is the size of the terminal w is: here, only what $COLUMNS
+// and $LINES say of one (see width).
+func termSize(any) (cols, rows int, ok bool) { return 0, 0, false }

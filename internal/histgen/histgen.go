@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // Run is one run to write.
@@ -33,7 +35,6 @@ type Run struct {
 	// Command is the Bash command of its one tool call, when not empty.
 	Command string
 	Tokens  stream.TokensDTO
-	Turns   int
 }
 
 // Sidecar is uah's sidecar of a session, in a home.
@@ -125,22 +126,28 @@ func (r Run) write(dir string) error {
 	if r.NoSummary {
 		return nil
 	}
-	calls := 0
-	if r.Command != "" {
-		calls = 1
+	// The summary's stats are what the records say (the runner's
+	// arithmetic, as the stream package recomputes it), its identity
+	// and ending what the run says.
+	sr, err := statedir.OpenRun(dir)
+	if err != nil {
+		return err
 	}
-	turns := r.Turns
-	if turns == 0 {
-		turns = 1
+	var sum stream.SummaryDTO
+	for l := range uahstream.ReadEvents(sr.Events()).Lines() {
+		if l.Ended != nil {
+			sum = l.Ended.Summary
+		}
 	}
 	status := r.Status
 	if status == "" {
 		status = "ok"
 	}
-	sum := stream.SummaryDTO{V: 1, Status: status, RunID: r.ID, SessionID: r.Session, Provider: r.Provider, Model: r.Model,
-		Effort: r.Effort, Workspace: r.Workspace, StartedAt: r.Start, WallMS: r.Wall.Milliseconds(), Answer: r.Answer,
-		Stats: stream.StatsDTO{Turns: turns, UserMessages: 1, ModelResponses: 1, ToolCalls: calls, Tokens: r.Tokens,
-			FinalAnswer: true}}
+	sum.Status, sum.RunID, sum.SessionID, sum.Provider, sum.Model = status, r.ID, r.Session, r.Provider, r.Model
+	sum.Effort, sum.Workspace, sum.StartedAt, sum.WallMS = r.Effort, r.Workspace, r.Start, r.Wall.Milliseconds()
+	if sum.Stats.Tokens != r.Tokens {
+		return fmt.Errorf("histgen: %s: the records' tokens %+v are not the run's %+v", r.ID, sum.Stats.Tokens, r.Tokens)
+	}
 	if err := stream.WriteSummaryFile(filepath.Join(dir, "summary.json"), sum); err != nil {
 		return fmt.Errorf("histgen: %w", err)
 	}
@@ -190,10 +197,10 @@ func WriteFixture(root string) (Fixture, error) {
 	f.Runs = []Run{
 		{Homes: []string{f.Old}, ID: "20261031-100000-d4e5f607", Session: Old, Start: at("2026-10-31T10:00:00Z"), Wall: 90 * time.Second,
 			Provider: "anthropic", Model: "claude-sonnet-4-5", Effort: "high", Workspace: "/home/dev/site", Prompt: "Update the footer year",
-			Answer: "Done.", Tokens: tok(200000, 150000, 20000, 3000, 1000), Turns: 3},
+			Answer: "Done.", Tokens: tok(200000, 150000, 20000, 3000, 1000)},
 		{Homes: []string{f.Uah}, ID: "20261101-235000-a1f1a2b3", Session: Flaky, Start: at("2026-11-01T23:50:00Z"), Wall: 5 * time.Minute,
 			Provider: "openai", Model: "gpt-5.4", Effort: "medium", Workspace: ws, Prompt: "Fix the flaky test in parser_test.go",
-			Answer: "It races on the cache.", Command: "go test -run TestFlaky -count 50 ./parser", Tokens: tok(1000000, 800000, 0, 20000, 5000), Turns: 4},
+			Answer: "It races on the cache.", Command: "go test -run TestFlaky -count 50 ./parser", Tokens: tok(1000000, 800000, 0, 20000, 5000)},
 		{Homes: []string{f.Uah}, ID: "20261102-000500-b2c3d4e5", Session: Sub, Start: at("2026-11-02T00:05:00Z"), Wall: time.Minute,
 			Provider: "openai", Model: "gpt-5.4-mini", Effort: "low", Workspace: ws, Prompt: "Find where the cache is shared",
 			Answer: "In parser.go, line 88.", Command: "grep -n cache parser.go", Tokens: tok(100000, 50000, 0, 2000, 0)},
@@ -202,7 +209,7 @@ func WriteFixture(root string) (Fixture, error) {
 			Answer: "Looks right; the lock covers the map.", Tokens: tok(300000, 200000, 0, 4000, 3000)},
 		{Homes: []string{f.Uah}, ID: "20261102-002000-a1f1a2b3", Session: Flaky, Start: at("2026-11-02T00:20:00Z"), Wall: 3 * time.Minute,
 			Provider: "openai", Model: "gpt-5.4", Effort: "medium", Workspace: ws, Prompt: "Now make it Straße-proof: ÜBER tests",
-			Answer: "Added a test of the Unicode keys.", Command: "go test ./parser", Tokens: tok(500000, 400000, 0, 10000, 2000), Turns: 2},
+			Answer: "Added a test of the Unicode keys.", Command: "go test ./parser", Tokens: tok(500000, 400000, 0, 10000, 2000)},
 		{Homes: []string{f.Uagent, f.Uah}, ID: "20261103-090000-e5f60718", Session: Copied, Start: at("2026-11-03T09:00:00Z"), Wall: 40 * time.Second,
 			Provider: "openai-codex", Model: "gpt-5.6-sol", Effort: "low", Workspace: "/home/dev/notes", Prompt: "Summarize the meeting notes",
 			Answer: "Three decisions.", Tokens: tok(60000, 0, 10000, 1500, 500)},

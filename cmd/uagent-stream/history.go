@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/statedir"
+)
+
+// historyFlags are the flags of the commands that read the history (ls,
+// usage): where it is, what prices it is estimated by, when and where.
+type historyFlags struct {
+	dirs     dirsFlag
+	prices   string
+	timezone string
+	since    string
+	until    string
+	ws       string
+	model    string
+}
+
+func (h *historyFlags) register(fs *flagSet) {
+	fs.Var(&h.dirs, "state-dir", "a state directory of the history (uagent's or uah's home), `DIR`; may be given more than once (default: $UAGENT_STATE_DIR, else uagent's and uah's)")
+	fs.StringVar(&h.prices, "prices", "", "a price table `FILE` (a JSON array of rows, as prices.json) whose rows add to or replace the built-in ones")
+	fs.StringVar(&h.timezone, "timezone", "", "the time zone `TZ` of the times shown and of the days, weeks and months (an IANA name; default: the local one)")
+	fs.StringVar(&h.since, "since", "", "only what was active at or after `WHEN`: a date (2026-11-01), a time (2026-11-01T15:04), or a duration before now (36h, 7d)")
+	fs.StringVar(&h.until, "until", "", "only what began before `WHEN` (as --since)")
+	fs.StringVar(&h.ws, "workspace", "", "only what ran in `DIR` (. is the current directory)")
+	fs.StringVar(&h.model, "model", "", "only what used the model `M`")
+}
+
+// location is the time zone asked for.
+func (h *historyFlags) location() (*time.Location, error) {
+	if h.timezone == "" {
+		return time.Local, nil
+	}
+	loc, err := time.LoadLocation(h.timezone)
+	if err != nil {
+		return nil, fmt.Errorf("--timezone %s: not a time zone", h.timezone)
+	}
+	return loc, nil
+}
+
+// filter is the filter the flags ask for (Status and Source are ls's).
+func (h *historyFlags) filter(loc *time.Location, now time.Time) (history.Filter, error) {
+	var f history.Filter
+	var err error
+	if f.Since, err = when(h.since, loc, now); err != nil {
+		return f, fmt.Errorf("--since %s", err)
+	}
+	if f.Until, err = when(h.until, loc, now); err != nil {
+		return f, fmt.Errorf("--until %s", err)
+	}
+	f.Model = h.model
+	if h.ws != "" {
+		ws, err := filepath.Abs(h.ws)
+		if err != nil {
+			return f, fmt.Errorf("--workspace: %w", err)
+		}
+		f.Workspace = ws
+	}
+	return f, nil
+}
+
+// when reads a time a person wrote: a date (midnight in loc), a time in
+// loc (2006-01-02T15:04[:05], or with a space), a time with its zone
+// (RFC 3339), or a duration before now (36h, 90m, 7d, 2w).
+func when(s string, loc *time.Location, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.DateOnly, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if n, unit := strings.TrimRight(s, "dw"), strings.TrimLeft(s, "0123456789"); (unit == "d" || unit == "w") && n != "" {
+		k, err := strconv.Atoi(n)
+		if err == nil {
+			days := k
+			if unit == "w" {
+				days *= 7
+			}
+			return now.AddDate(0, 0, -days), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, errors.New("wants a date (2026-11-01), a time (2026-11-01T15:04) or a duration before now (36h, 7d)")
+}
+
+// open reads the history and its prices, and says on stderr what of it
+// could not be read (how much, and the first).
+func (h *historyFlags) open(e env) (*history.Index, error) {
+	dirs, err := statedir.Homes(h.dirs)
+	if err != nil {
+		return nil, err
+	}
+	prices := history.DefaultPrices()
+	if h.prices != "" {
+		f, err := os.Open(h.prices)
+		if err != nil {
+			return nil, err
+		}
+		more, err := history.ParsePrices(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.prices, err)
+		}
+		prices = prices.With(more)
+	}
+	x := history.Open(prices, dirs...)
+	if ps := x.Problems(); len(ps) > 0 {
+		fmt.Fprintf(e.stderr, "uagent-stream: %d entries of the history could not be read; the first: %s\n", len(ps), sanitize(ps[0].Error(), false))
+	}
+	return x, nil
+}
+
+// unpriced says on stderr, once each, the models whose tokens could not
+// be priced, and the subscriptions that bill a provider instead.
+func unpriced(e env, est history.Estimate) {
+	for _, m := range est.Unpriced {
+		fmt.Fprintf(e.stderr, "uagent-stream: no price for %s: its tokens are counted and unpriced (--prices adds a row)\n", sanitize(m, false))
+	}
+}
+
+// estimateNote is what every cost shown is.
+func estimateNote(est history.Estimate) string {
+	s := "costs are API-price estimates (prices.json and --prices), not bills"
+	for _, p := range est.Plans {
+		provider, plan, _ := strings.Cut(p, ": ")
+		s += fmt.Sprintf("; %s is billed by its %s plan, not by these figures", sanitize(provider, false), sanitize(plan, false))
+	}
+	if est.UnpricedTokens > 0 {
+		s += fmt.Sprintf("; %s tokens are unpriced", thousands(est.UnpricedTokens))
+	}
+	return s
+}
+
+// money is a cost as a person reads it: "$1.23"; "≥$1.23" when some of
+// its tokens are unpriced; "?" when none is priced.
+func money(est history.Estimate) string {
+	v := est.USDOrNil()
+	switch {
+	case v == nil:
+		return "?"
+	case est.UnpricedTokens > 0:
+		return "≥" + dollars(*v)
+	}
+	return dollars(*v)
+}
+
+func dollars(v float64) string {
+	if v > 0 && v < 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
+
+// compact is a token count in a few characters: 950, 12.3k, 1.5M.
+func compact(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	case n < 1_000_000_000:
+		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+	}
+	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + "G"
+}
+
+// thousands writes n with thousands separators: 1,234,567.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// tilde writes a path under the home directory with ~.
+func tilde(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || path == "" {
+		return path
+	}
+	if path == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
+		return "~" + string(filepath.Separator) + rest
+	}
+	return path
+}

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/uagentkit/stream/history"
+)
+
+// cmdLs lists the history: its sessions (or runs), the latest first,
+// with what they cost; filtered; searched.
+func cmdLs(e env, args []string) error {
+	fs := flags(e, "ls")
+	var h historyFlags
+	h.register(fs)
+	runs := fs.Bool("runs", false, "a line per run instead of per session")
+	status := fs.String("status", "", "only sessions whose last run (runs that) ended with `S` (ok, failed, interrupted, running, …)")
+	source := fs.String("source", "", "only sessions uah began as `S`: tui, run, subagent or review")
+	search := fs.String("search", "", "only what holds `TEXT` in a prompt, message, answer, tool label or tool argument (case-insensitive), each hit shown")
+	limit := fs.Int("limit", 0, "show at most `N`; 0 is all (default: a terminal page on a terminal, else all)")
+	asJSON := fs.Bool("json", false, "print a JSON array (its schema: uagent-stream schema ls, ls-runs)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fs.usageError("takes no FILE: it lists the history (--state-dir)")
+	}
+	if *source != "" && !slices.Contains([]string{"tui", "run", "subagent", "review"}, *source) {
+		return fs.usageError("--source wants tui, run, subagent or review")
+	}
+	loc, err := h.location()
+	if err != nil {
+		return fs.usageError(err.Error())
+	}
+	f, err := h.filter(loc, time.Now())
+	if err != nil {
+		return fs.usageError(err.Error())
+	}
+	f.Status, f.Source = *status, *source
+	x, err := h.open(e)
+	if err != nil {
+		return err
+	}
+	l := lister{e: e, x: x, loc: loc, json: *asJSON, limit: *limit}
+	if !fs.given("limit") && !l.json {
+		if _, rows, ok := l.size(); ok && rows > 0 {
+			l.limit = max(rows-3, 1)
+		}
+	}
+	if *runs {
+		return l.runs(f, *search)
+	}
+	return l.sessions(f, *search)
+}
+
+type lister struct {
+	e     env
+	x     *history.Index
+	loc   *time.Location
+	json  bool
+	limit int
+}
+
+// size is the terminal's, from $COLUMNS and $LINES when they say.
+func (l *lister) size() (cols, rows int, ok bool) {
+	cols, rows, ok = termSize(l.e.stdout)
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		cols, ok = n, true
+	}
+	if n, err := strconv.Atoi(os.Getenv("LINES")); err == nil && n > 0 {
+		rows = n
+	}
+	return cols, rows, ok
+}
+
+// matches searches the runs for text: each run's first match, by run id.
+func (l *lister) matches(runs []*history.Run, text string) (map[string]history.Match, error) {
+	out := map[string]history.Match{}
+	for m, err := range l.x.Search(context.Background(), text, runs) {
+		if err != nil {
+			fmt.Fprintf(l.e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
+			continue
+		}
+		out[m.Run.ID] = m
+	}
+	return out, nil
+}
+
+func (l *lister) sessions(f history.Filter, search string) error {
+	listed := l.x.List(f)
+	var found map[string]history.Match
+	if search != "" {
+		var runs []*history.Run
+		for _, s := range listed {
+			runs = append(runs, s.Runs...)
+		}
+		var err error
+		if found, err = l.matches(runs, search); err != nil {
+			return err
+		}
+		listed = slices.DeleteFunc(listed, func(s history.Listed) bool {
+			return !slices.ContainsFunc(s.Runs, func(r *history.Run) bool { _, ok := found[r.ID]; return ok })
+		})
+	}
+	if l.limit > 0 && len(listed) > l.limit {
+		listed = listed[:l.limit]
+	}
+	var est history.Estimate
+	for _, s := range listed {
+		est.Merge(s.Cost)
+	}
+	unpriced(l.e, est)
+	if l.json {
+		out := make([]history.SessionJSON, 0, len(listed))
+		for _, s := range listed {
+			j := s.JSON()
+			for _, r := range s.Runs {
+				if m, ok := found[r.ID]; ok {
+					j.Matches = append(j.Matches, m.JSON())
+				}
+			}
+			out = append(out, j)
+		}
+		return l.writeJSON(out)
+	}
+	t := table{header: []string{"LAST ACTIVITY", "SESSION", "RUNS", "STATUS", "MODEL", "TOKENS IN/OUT", "COST", "WORKSPACE", "TITLE"}}
+	for _, s := range listed {
+		id := l.x.ShortID(s.ID)
+		if s.Depth > 0 {
+			id = strings.Repeat("  ", s.Depth-1) + "↳ " + id
+			if s.Source == "review" {
+				id += " (review)"
+			}
+		}
+		t.add(l.stamp(s.LastActivity), sanitize(id, false), strconv.Itoa(len(s.Runs)), sanitize(s.Status, false), sanitize(s.Model, false),
+			compact(s.Tokens.Input)+"/"+compact(s.Tokens.Output), money(s.Cost), sanitize(tilde(s.Workspace), false), sanitize(s.Title, false))
+		for _, r := range s.Runs {
+			if m, ok := found[r.ID]; ok {
+				t.note(l.match(m))
+			}
+		}
+	}
+	return l.writeTable(t, est, len(listed))
+}
+
+func (l *lister) runs(f history.Filter, search string) error {
+	runs := l.x.ListRuns(f)
+	var found map[string]history.Match
+	if search != "" {
+		var err error
+		if found, err = l.matches(runs, search); err != nil {
+			return err
+		}
+		runs = slices.DeleteFunc(runs, func(r *history.Run) bool { _, ok := found[r.ID]; return !ok })
+	}
+	if l.limit > 0 && len(runs) > l.limit {
+		runs = runs[:l.limit]
+	}
+	var est history.Estimate
+	for _, r := range runs {
+		est.Add(r)
+	}
+	unpriced(l.e, est)
+	if l.json {
+		out := make([]history.RunJSON, 0, len(runs))
+		for _, r := range runs {
+			j := r.JSON()
+			if m, ok := found[r.ID]; ok {
+				j.Matches = []history.MatchJSON{m.JSON()}
+			}
+			out = append(out, j)
+		}
+		return l.writeJSON(out)
+	}
+	t := table{header: []string{"STARTED", "RUN", "SESSION", "#", "WALL", "STATUS", "MODEL", "TURNS", "TOOLS", "TOKENS IN/OUT", "COST", "TITLE"}}
+	for _, r := range runs {
+		var one history.Estimate
+		one.Add(r)
+		t.add(l.stamp(r.StartedAt), sanitize(l.x.ShortID(r.ID), false), sanitize(l.x.ShortID(r.SessionID), false), strconv.Itoa(r.Seq),
+			wall(r.WallMS), sanitize(r.Status, false), sanitize(r.Model, false), strconv.Itoa(r.Turns), strconv.Itoa(r.ToolCalls),
+			compact(r.Tokens.Input)+"/"+compact(r.Tokens.Output), money(one), sanitize(r.Title, false))
+		if m, ok := found[r.ID]; ok {
+			t.note(l.match(m))
+		}
+	}
+	return l.writeTable(t, est, len(runs))
+}
+
+// match is a search's hit, as a line under its session or run.
+func (l *lister) match(m history.Match) string {
+	return "⌕ " + sanitize(l.x.ShortID(m.Run.ID), false) + " " + l.stamp(m.At) + "  " + sanitize(m.Snippet, false)
+}
+
+func (l *lister) stamp(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.In(l.loc).Format("2006-01-02 15:04")
+}
+
+func wall(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+}
+
+func (l *lister) writeJSON(v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = (jsonOut{l.e.stdout}).Write(append(b, '\n'))
+	return err
+}
+
+// writeTable writes the table, its last column cut to the terminal's
+// width, and what its costs are.
+func (l *lister) writeTable(t table, est history.Estimate, n int) error {
+	cols, _, _ := l.size()
+	if n == 0 {
+		fmt.Fprintln(l.e.stdout, "nothing in the history matches")
+		return nil
+	}
+	t.write(l.e.stdout, cols)
+	fmt.Fprintln(l.e.stdout, wrap("("+estimateNote(est)+")", cols))
+	return nil
+}
+
+// table is rows of columns, written aligned; notes go under their row.
+type table struct {
+	header []string
+	rows   [][]string
+	notes  map[int][]string
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) note(s string) {
+	if t.notes == nil {
+		t.notes = map[int][]string{}
+	}
+	t.notes[len(t.rows)-1] = append(t.notes[len(t.rows)-1], s)
+}
+
+// write writes the table; with width > 0, each line cut to width runes.
+func (t *table) write(w io.Writer, width int) {
+	widths := make([]int, len(t.header))
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, c := range r[:len(r)-1] {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(cells []string) string {
+		var b strings.Builder
+		for i, c := range cells {
+			b.WriteString(c)
+			if i < len(cells)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		return cut(strings.TrimRight(b.String(), " "), width)
+	}
+	fmt.Fprintln(w, line(t.header))
+	for i, r := range t.rows {
+		fmt.Fprintln(w, line(r))
+		for _, n := range t.notes[i] {
+			fmt.Fprintln(w, cut("    "+n, width))
+		}
+	}
+}
+
+// wrap breaks s into lines of at most width runes at spaces (a word
+// longer than width on a line of its own); all of it without a width.
+func wrap(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		k := utf8.RuneCountInString(w)
+		if i > 0 && n+1+k > width {
+			b.WriteByte('\n')
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += k
+	}
+	return b.String()
+}
+
+// cut is s cut to width runes (width−1 and "…"), all of it without a
+// width.
+func cut(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == width-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/uagentkit/stream/history"
+)
+
+// cmdUsage adds up the history's tokens by day, week, month, session,
+// model or workspace, with an API-price estimate of what they cost.
+func cmdUsage(e env, args []string) error {
+	fs := flags(e, "usage")
+	var h historyFlags
+	h.register(fs)
+	by := fs.String("by", history.ByDay, "group by `G`: "+strings.Join(history.Bys, ", "))
+	breakdown := fs.Bool("breakdown", false, "a row per provider/model under each group")
+	asJSON := fs.Bool("json", false, "print JSON: the rows and the total (a row's schema: uagent-stream schema usage)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fs.usageError("takes no FILE: it adds up the history (--state-dir)")
+	}
+	if !slices.Contains(history.Bys, *by) {
+		return fs.usageError("--by wants one of " + strings.Join(history.Bys, ", "))
+	}
+	loc, err := h.location()
+	if err != nil {
+		return fs.usageError(err.Error())
+	}
+	f, err := h.filter(loc, time.Now())
+	if err != nil {
+		return fs.usageError(err.Error())
+	}
+	x, err := h.open(e)
+	if err != nil {
+		return err
+	}
+	rows, total, err := x.Usage(f, *by, loc, *breakdown)
+	if err != nil {
+		return err
+	}
+	unpriced(e, total.Cost)
+	l := lister{e: e, x: x, loc: loc}
+	if *asJSON {
+		out := struct {
+			By       string              `json:"by"`
+			Timezone string              `json:"timezone"`
+			Estimate string              `json:"estimate"`
+			Rows     []history.UsageJSON `json:"rows"`
+			Total    history.UsageJSON   `json:"total"`
+		}{By: *by, Timezone: loc.String(), Estimate: estimateNote(total.Cost), Rows: []history.UsageJSON{}, Total: total.JSON()}
+		for _, r := range rows {
+			out.Rows = append(out.Rows, r.JSON())
+		}
+		return l.writeJSON(out)
+	}
+	head := strings.ToUpper(*by)
+	t := table{header: []string{head, "SESSIONS", "RUNS", "INPUT", "CACHED", "CACHE WRITES", "OUTPUT (REASONING)", "TOTAL", "COST"}}
+	if *by == history.BySession {
+		t.header = slices.Insert(t.header, 3, "SUBAGENTS")
+	}
+	row := func(name string, u history.UsageRow) {
+		cells := []string{name, strconv.Itoa(u.Sessions), strconv.Itoa(u.Runs), thousands(u.UncachedInput()), thousands(u.Tokens.CachedInput),
+			thousands(u.Tokens.CacheWriteInput), thousands(u.Tokens.Output) + " (" + thousands(u.Tokens.Reasoning) + ")", thousands(u.Total()), money(u.Cost)}
+		if *by == history.BySession {
+			cells = slices.Insert(cells, 3, strconv.Itoa(u.Subagents))
+		}
+		t.add(cells...)
+	}
+	for _, r := range rows {
+		name := r.Period
+		switch *by {
+		case history.BySession:
+			name = x.ShortID(name)
+		case history.ByWorkspace:
+			name = tilde(name)
+		}
+		row(sanitize(name, false), r)
+		for _, m := range r.Models {
+			row("  "+sanitize(m.Period, false), m)
+		}
+	}
+	row("total", total)
+	cols, _, _ := l.size()
+	t.write(e.stdout, cols)
+	_, err = e.stdout.Write([]byte(wrap("("+estimateNote(total.Cost)+")", cols) + "\n"))
+	return err
+}

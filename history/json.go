@@ -1,0 +1,151 @@
+package history
+
+import (
+	"embed"
+	"fmt"
+	"time"
+
+	"github.com/uagentkit/stream"
+)
+
+// SessionJSON is a session as `uagent-stream ls --json` writes it: the
+// fields named as the Parquet tables' columns. CostUSD is null when no
+// token of it could be priced; UnpricedTokens counts the tokens it leaves
+// out. Matches are the search's, one a run.
+type SessionJSON struct {
+	SessionID       string           `json:"session_id"`
+	Title           string           `json:"title"`
+	Source          string           `json:"source"`
+	ParentSessionID string           `json:"parent_session_id"`
+	Workspace       string           `json:"workspace"`
+	StartedAt       *time.Time       `json:"started_at"`
+	LastActivityAt  *time.Time       `json:"last_activity_at"`
+	Runs            int              `json:"runs"`
+	Status          string           `json:"status"`
+	Provider        string           `json:"provider"`
+	Model           string           `json:"model"`
+	Effort          string           `json:"effort"`
+	Tokens          stream.TokensDTO `json:"tokens"`
+	ToolCalls       int              `json:"tool_calls"`
+	WallMS          int64            `json:"wall_ms"`
+	CostUSD         *float64         `json:"cost_usd"`
+	UnpricedTokens  int64            `json:"unpriced_tokens"`
+	Home            string           `json:"home"`
+	Matches         []MatchJSON      `json:"matches,omitempty"`
+}
+
+// RunJSON is a run as `uagent-stream ls --runs --json` writes it.
+type RunJSON struct {
+	RunID      string           `json:"run_id"`
+	SessionID  string           `json:"session_id"`
+	SessionSeq int              `json:"session_seq"`
+	StartedAt  *time.Time       `json:"started_at"`
+	WallMS     int64            `json:"wall_ms"`
+	Status     string           `json:"status"`
+	Provider   string           `json:"provider"`
+	Model      string           `json:"model"`
+	Effort     string           `json:"effort"`
+	Workspace  string           `json:"workspace"`
+	Turns      int              `json:"turns"`
+	ToolCalls  int              `json:"tool_calls"`
+	Tokens     stream.TokensDTO `json:"tokens"`
+	CostUSD    *float64         `json:"cost_usd"`
+	Title      string           `json:"title"`
+	Home       string           `json:"home"`
+	Matches    []MatchJSON      `json:"matches,omitempty"`
+}
+
+// MatchJSON is a search's match: the run, the time of its line and the
+// snippet.
+type MatchJSON struct {
+	RunID   string     `json:"run_id"`
+	At      *time.Time `json:"at"`
+	Line    int        `json:"line"`
+	Snippet string     `json:"snippet"`
+}
+
+// UsageJSON is a row of `uagent-stream usage --json`: tokens in the
+// summary's classes (input includes cached and cache-write input, output
+// includes reasoning), UncachedInput and TotalTokens derived from them,
+// CostUSD the priced runs' (null when none is priced), UnpricedTokens
+// what it leaves out, Models the breakdown.
+type UsageJSON struct {
+	Period         string           `json:"period"`
+	Sessions       int              `json:"sessions"`
+	Runs           int              `json:"runs"`
+	Subagents      int              `json:"subagents"`
+	Tokens         stream.TokensDTO `json:"tokens"`
+	UncachedInput  int64            `json:"uncached_input"`
+	TotalTokens    int64            `json:"total_tokens"`
+	CostUSD        *float64         `json:"cost_usd"`
+	UnpricedTokens int64            `json:"unpriced_tokens"`
+	Models         []UsageJSON      `json:"models,omitempty"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// usd rounds a cost to a millionth of a dollar, as it is written.
+func usd(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	r := float64(int64(*v*1e6+0.5)) / 1e6
+	return &r
+}
+
+// JSON is the session as ls --json writes it.
+func (s *Session) JSON() SessionJSON {
+	return SessionJSON{SessionID: s.ID, Title: s.Title, Source: s.Source, ParentSessionID: s.Parent, Workspace: s.Workspace,
+		StartedAt: timePtr(s.StartedAt), LastActivityAt: timePtr(s.LastActivity), Runs: len(s.Runs), Status: s.Status,
+		Provider: s.Provider, Model: s.Model, Effort: s.Effort, Tokens: s.Tokens, ToolCalls: s.ToolCalls, WallMS: s.WallMS,
+		CostUSD: usd(s.Cost.USDOrNil()), UnpricedTokens: s.Cost.UnpricedTokens, Home: s.Home}
+}
+
+// JSON is the run as ls --runs --json writes it.
+func (r *Run) JSON() RunJSON {
+	var cost *float64
+	if r.Cost.Priced {
+		cost = usd(&r.Cost.USD)
+	}
+	return RunJSON{RunID: r.ID, SessionID: r.SessionID, SessionSeq: r.Seq, StartedAt: timePtr(r.StartedAt), WallMS: r.WallMS,
+		Status: r.Status, Provider: r.Provider, Model: r.Model, Effort: r.Effort, Workspace: r.Workspace, Turns: r.Turns,
+		ToolCalls: r.ToolCalls, Tokens: r.Tokens, CostUSD: cost, Title: r.Title, Home: r.Home}
+}
+
+// JSON is the match as the listings write it.
+func (m Match) JSON() MatchJSON {
+	return MatchJSON{RunID: m.Run.ID, At: timePtr(m.At), Line: m.Line, Snippet: m.Snippet}
+}
+
+// JSON is the row as usage --json writes it.
+func (u UsageRow) JSON() UsageJSON {
+	out := UsageJSON{Period: u.Period, Sessions: u.Sessions, Runs: u.Runs, Subagents: u.Subagents, Tokens: u.Tokens,
+		UncachedInput: u.UncachedInput(), TotalTokens: u.Total(), CostUSD: usd(u.Cost.USDOrNil()), UnpricedTokens: u.Cost.UnpricedTokens}
+	for _, m := range u.Models {
+		out.Models = append(out.Models, m.JSON())
+	}
+	return out
+}
+
+//go:embed schema/*.schema.json
+var schemas embed.FS
+
+// SchemaNames are the names of the JSON Schemas of what the listings
+// write: "ls" (a SessionJSON), "ls-runs" (a RunJSON), "usage" (a
+// UsageJSON); each listing is an array of them.
+var SchemaNames = []string{"ls", "ls-runs", "usage"}
+
+// Schema returns the JSON Schema (draft 2020-12) of a listing's objects,
+// by name (see SchemaNames). The bytes are the caller's.
+func Schema(name string) ([]byte, error) {
+	b, err := schemas.ReadFile("schema/" + name + ".schema.json")
+	if err != nil {
+		return nil, fmt.Errorf("stream: no schema %q of the history", name)
+	}
+	return b, nil
+}
