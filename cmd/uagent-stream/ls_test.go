@@ -35,7 +35,9 @@ func historyHome(t *testing.T) histgen.Fixture {
 }
 
 // columns splits a table's line into its cells (two spaces or more apart).
-func columns(line string) []string { return regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(line), -1) }
+func columns(line string) []string {
+	return regexp.MustCompile(`\s{2,}`).Split(strings.TrimSpace(line), -1)
+}
 
 // ls: a line per session, the latest activity first, subagents and
 // reviewers under their parent; every column the fixture's own figures
