@@ -354,6 +354,8 @@ func TestParsePrices(t *testing.T) {
 	assert.False(t, p.Cost("local", "llama-9", stream.TokensDTO{Input: 1e6, CachedInput: 1}).Priced, "a class without a rate is unpriced")
 	assert.False(t, p.Cost("local", "other", stream.TokensDTO{Input: 1}).Priced)
 	assert.True(t, p.Cost("local", "other", stream.TokensDTO{}).Priced, "no tokens cost nothing")
+	unknown := history.DefaultPrices().Cost("openai-codex", "gpt-9-unknown", stream.TokensDTO{Input: 1})
+	assert.Equal(t, history.Cost{Plan: "ChatGPT"}, unknown, "unpriced, and still billed by its provider's plan")
 	with := history.DefaultPrices().With(p)
 	assert.True(t, with.Cost("local", "llama-9", stream.TokensDTO{Input: 1}).Priced)
 	assert.True(t, with.Cost("openai", "gpt-5.4", stream.TokensDTO{Input: 1}).Priced)

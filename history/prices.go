@@ -38,7 +38,8 @@ type Price struct {
 // zero Prices prices nothing. A Prices is not changed after it is made,
 // and is safe for concurrent use.
 type Prices struct {
-	rows map[[2]string]Price
+	rows  map[[2]string]Price
+	plans map[string]string // a provider's plan, from any of its rows
 }
 
 //go:embed prices.json
@@ -74,7 +75,7 @@ func ParsePrices(r io.Reader) (Prices, error) {
 		}
 		return Prices{}, &PricesError{Line: lineAt(b, off), Err: why}
 	}
-	p := Prices{rows: map[[2]string]Price{}}
+	p := Prices{rows: map[[2]string]Price{}, plans: map[string]string{}}
 	at := 0 // each row is found again in b, in order, for its line
 	for _, raw := range rows {
 		off := at + bytes.Index(b[at:], raw)
@@ -87,7 +88,7 @@ func ParsePrices(r io.Reader) (Prices, error) {
 			err = row.check()
 		}
 		if err == nil {
-			p.rows[[2]string{row.Provider, row.Model}] = row
+			p.add(row)
 			continue
 		}
 		pe := &PricesError{Line: lineAt(b, off), Err: err}
@@ -170,14 +171,21 @@ func lineAt(b []byte, off int) int {
 // With returns the table with the rows of more added, a row of more for
 // the same provider and model taking the place of this one's.
 func (p Prices) With(more Prices) Prices {
-	out := Prices{rows: make(map[[2]string]Price, len(p.rows)+len(more.rows))}
-	for k, v := range p.rows {
-		out.rows[k] = v
+	out := Prices{rows: make(map[[2]string]Price, len(p.rows)+len(more.rows)), plans: map[string]string{}}
+	for _, v := range p.rows {
+		out.add(v)
 	}
-	for k, v := range more.rows {
-		out.rows[k] = v
+	for _, v := range more.rows {
+		out.add(v)
 	}
 	return out
+}
+
+func (p *Prices) add(row Price) {
+	p.rows[[2]string{row.Provider, row.Model}] = row
+	if row.Plan != "" {
+		p.plans[row.Provider] = row.Plan
+	}
 }
 
 // Rows returns the table's rows, by provider and model.
@@ -202,7 +210,8 @@ func (p Prices) Lookup(provider, model string) (Price, bool) {
 // rates of a price table. Priced is false when the model has no row, or
 // its row no rate for a class of tokens it used: then USD is 0 and means
 // nothing (never a cost of zero). Plan names the subscription that bills
-// the provider instead (see Price).
+// the provider instead (see Price: any row of the provider that names
+// one), whether or not the model has a row.
 type Cost struct {
 	USD    float64
 	Priced bool
@@ -217,11 +226,12 @@ type Cost struct {
 // and no tokens cost nothing, whatever the model.
 func (p Prices) Cost(provider, model string, t stream.TokensDTO) Cost {
 	row, ok := p.Lookup(provider, model)
+	plan := p.plans[provider]
 	if t == (stream.TokensDTO{}) {
-		return Cost{Priced: true, Plan: row.Plan}
+		return Cost{Priced: true, Plan: plan}
 	}
 	if !ok {
-		return Cost{}
+		return Cost{Plan: plan}
 	}
 	usd := 0.0
 	for _, part := range []struct {
@@ -237,9 +247,9 @@ func (p Prices) Cost(provider, model string, t stream.TokensDTO) Cost {
 			continue
 		}
 		if part.rate == nil {
-			return Cost{Plan: row.Plan}
+			return Cost{Plan: plan}
 		}
 		usd += float64(part.n) * *part.rate / 1e6
 	}
-	return Cost{USD: usd, Priced: true, Plan: row.Plan}
+	return Cost{USD: usd, Priced: true, Plan: plan}
 }

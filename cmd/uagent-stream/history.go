@@ -121,7 +121,11 @@ func (h *historyFlags) open(e env) (*history.Index, error) {
 	}
 	x := history.Open(prices, dirs...)
 	if ps := x.Problems(); len(ps) > 0 {
-		fmt.Fprintf(e.stderr, "uagent-stream: %d entries of the history could not be read; the first: %s\n", len(ps), sanitize(ps[0].Error(), false))
+		what := "1 entry of the history could not be read"
+		if len(ps) > 1 {
+			what = fmt.Sprintf("%d entries of the history could not be read; the first", len(ps))
+		}
+		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", what, sanitize(ps[0].Error(), false))
 	}
 	return x, nil
 }
