@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,9 +63,9 @@ func parseWireFields(t *testing.T, s string) []wireField {
 }
 
 // readmeWire reads the wire table and the summary and stats field lists
-// from README.md: the contract as people read it.
+// from docs/contract.md: the contract as people read it.
 func readmeWire(t *testing.T) (lines map[string][]wireField, summary, stats []wireField) {
-	b, err := os.ReadFile("README.md")
+	b, err := os.ReadFile(filepath.Join("docs", "contract.md"))
 	require.NoError(t, err)
 	readme := string(b)
 	start := strings.Index(readme, "\n## The contract\n")

@@ -1,6 +1,13 @@
 package history
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
+
+// ModelName is provider/model, "?" for a provider not known (a run
+// without a summary: its request does not say).
+func (r *Run) ModelName() string { return cmp.Or(r.Provider, "?") + "/" + r.Model }
 
 // Estimate adds up the API-price estimates of runs. USD is what the priced
 // runs would cost; the tokens (input and output: input includes cached
@@ -22,7 +29,7 @@ func (e *Estimate) Add(r *Run) {
 	}
 	if !r.Cost.Priced {
 		e.UnpricedTokens += n
-		e.Unpriced = insert(e.Unpriced, r.Provider+"/"+r.Model)
+		e.Unpriced = insert(e.Unpriced, r.ModelName())
 		return
 	}
 	e.USD += r.Cost.USD

@@ -141,7 +141,7 @@ func (x *Index) Usage(f Filter, by string, loc *time.Location, breakdown bool) (
 		g.add(r, r.SessionID, sub)
 		total.add(r, r.SessionID, "")
 		if breakdown {
-			model := r.Provider + "/" + r.Model
+			model := r.ModelName()
 			i := slices.IndexFunc(g.Models, func(m UsageRow) bool { return m.Period == model })
 			if i < 0 {
 				i = len(g.Models)
@@ -185,7 +185,7 @@ func (x *Index) group(r *Run, by, root string, loc *time.Location) string {
 	case BySession:
 		return root
 	case ByModel:
-		return r.Provider + "/" + r.Model
+		return r.ModelName()
 	}
 	return r.Workspace
 }

@@ -1,4 +1,4 @@
-// Runs the SQL of README's "Analyzing many runs" in DuckDB, as written, on
+// Runs the SQL of docs/tables.md's "Analyzing many runs" in DuckDB, as written, on
 // an export, and checks the answers against `uagent-stream stats` of the
 // same files: tokens and model time per run, calls per tool and run, failed
 // calls, cut-off runs, tokens and model time by model and day. The queries
@@ -7,7 +7,7 @@
 // A FILE may be a run directory of uagent's state directory: its stream is
 // what `uagent-stream convert` writes of it.
 //
-//   UAGENT_STREAM=path/to/uagent-stream node check.mjs EXPORT_DIR README.md FILE…
+//   UAGENT_STREAM=path/to/uagent-stream node check.mjs EXPORT_DIR docs/tables.md FILE…
 import { DuckDBInstance } from "@duckdb/node-api";
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
@@ -16,7 +16,7 @@ import { resolve } from "node:path";
 const [exportDir, readmePath, ...files] = process.argv.slice(2);
 const bin = process.env.UAGENT_STREAM;
 if (!exportDir || !readmePath || files.length === 0 || !bin) {
-  console.error("usage: UAGENT_STREAM=BIN node check.mjs EXPORT_DIR README.md FILE…");
+  console.error("usage: UAGENT_STREAM=BIN node check.mjs EXPORT_DIR docs/tables.md FILE…");
   process.exit(2);
 }
 

@@ -1,11 +1,11 @@
-// Runs README's "history" query in DuckDB, as written, on an export (with
+// Runs docs/tables.md's "history" query in DuckDB, as written, on an export (with
 // --content) of testdata/history, uagent's state directory and uah's home,
 // and checks the sessions table's uah columns against what that history
 // holds, written by hand in testdata/history/README.md: each session once,
 // its title (uah's sidecar's first prompt, else its first run's), where
 // uah began it, and a subagent's parent.
 //
-//   node history.mjs EXPORT_DIR README.md
+//   node history.mjs EXPORT_DIR docs/tables.md
 import { DuckDBInstance } from "@duckdb/node-api";
 import { readFileSync } from "node:fs";
 
