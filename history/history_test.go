@@ -386,3 +386,30 @@ func TestMissingHome(t *testing.T) {
 	assert.ErrorIs(t, x.Problems()[0], os.ErrNotExist)
 	assert.Len(t, x.Runs(), 4)
 }
+
+// A Bash label decodes the command its arguments spell: arguments that
+// write é as \u00e9 (so the record's bytes hold "\\u00e9") still find
+// "CAFÉ" in the label; a file whose escapes are of other runes is not
+// decoded for it, and one without the text is not a match.
+func TestSearchFindsEscapedLabels(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "runs", "20261101-000000-00000001")
+	require.NoError(t, os.MkdirAll(run, 0o755))
+	records := `{"Sequence":1,"RecordedAt":"2026-11-01T00:00:00Z","Kind":"turn","Data":{"ID":"t1"}}
+{"Sequence":2,"RecordedAt":"2026-11-01T00:00:01Z","Kind":"model_response","Data":{"TurnID":"t1","Response":{"Stop":"complete","Output":[{"Type":"tool_call","Data":{"CallID":"c1","Name":"Bash","Arguments":"{\"command\":\"echo caf\\u00e9 \\u00fc\"}"}}]}}}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(run, "events.jsonl"), []byte(records), 0o644))
+	x := history.Open(history.DefaultPrices(), dir)
+	found := func(text string) []string {
+		var out []string
+		for m, err := range x.Search(context.Background(), text, x.Runs()) {
+			require.NoError(t, err)
+			out = append(out, m.Snippet)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"echo café ü"}, found("CAFÉ"), "the label, decoded")
+	assert.Equal(t, []string{`{"command":"echo caf\u00e9 \u00fc"}`}, found(`caf\u00e9`), "the arguments, as written")
+	assert.Empty(t, found("cafe"))
+	assert.Equal(t, []string{"echo café ü"}, found("É Ü"), "a needle whose anchor is not its first rune")
+}

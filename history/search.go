@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode"
@@ -46,9 +48,10 @@ const snippetRunes = 40
 // which escapes only '"', '\\', control characters, '<', '>', '&', U+2028
 // and U+2029: a text with none of these stands in the bytes as it does in
 // the decoded strings, so that a file whose bytes do not hold it (folded)
-// cannot hold it decoded. A text with any of them, and a file whose bytes
-// hold an escaped "\u" (tool arguments that spell a character so), are
-// always decoded.
+// cannot hold it decoded. A text with any of them is looked for in the
+// decoded records of every run. A file whose bytes
+// hold an escaped "\\uXXXX" of one of the text's runes (tool arguments
+// that spell a character so, which a Bash label decodes) is decoded too.
 func (x *Index) Search(ctx context.Context, text string, runs []*Run) func(yield func(Match, error) bool) {
 	return func(yield func(Match, error) bool) {
 		m := newMatcher(text)
@@ -113,24 +116,44 @@ func (x *Index) Search(ctx context.Context, text string, runs []*Run) func(yield
 // matcher finds a text by simple case folding.
 type matcher struct {
 	needle []rune // each rune folded (see fold)
+	runes  map[rune]bool
 	raw    bool   // the records' bytes may be scanned for it first
-	first  []byte // the first bytes of the UTF-8 of every rune the needle's first folds from
+	anchor int    // the needle's rune that is looked for first: the rarest
+	first  []byte // the first bytes of the UTF-8 of every rune the anchor folds from
 }
+
+// common lists the bytes of records and prose from the most common on:
+// the anchor is the needle's rune that comes last in it (a rune it lacks,
+// last of all).
+const common = " \"etaoinsrhldcu:,mfp.gwy_b/-v{}k0123456789xjqz"
 
 // newMatcher is nil for an empty text.
 func newMatcher(text string) *matcher {
 	if text == "" {
 		return nil
 	}
-	m := &matcher{raw: utf8.ValidString(text)}
-	for _, r := range text {
+	m := &matcher{raw: utf8.ValidString(text), runes: map[rune]bool{}}
+	rarity := func(r rune) int {
+		if r < utf8.RuneSelf {
+			if i := strings.IndexByte(common, byte(unicode.ToLower(r))); i >= 0 {
+				return i
+			}
+		}
+		return len(common)
+	}
+	for i, r := range []rune(text) {
 		switch {
 		case r < 0x20, r == '"', r == '\\', r == '<', r == '>', r == '&', r == '\u2028', r == '\u2029':
 			m.raw = false
 		}
-		m.needle = append(m.needle, fold(r))
+		f := fold(r)
+		m.needle = append(m.needle, f)
+		m.runes[f] = true
+		if rarity(f) > rarity(m.needle[m.anchor]) {
+			m.anchor = i
+		}
 	}
-	for _, r := range orbit(m.needle[0]) {
+	for _, r := range orbit(m.needle[m.anchor]) {
 		var b [utf8.UTFMax]byte
 		utf8.EncodeRune(b[:], r)
 		if !bytes.Contains(m.first, b[:1]) {
@@ -161,7 +184,9 @@ func orbit(r rune) []rune {
 	return out
 }
 
-// index returns where in b the needle begins, -1 if nowhere.
+// index returns where in b the needle begins, -1 if nowhere: each place
+// its anchor stands is found by bytes.IndexByte, and the needle matched
+// around it.
 func (m *matcher) index(b []byte) int {
 	next := make([]int, len(m.first)) // each first byte's next place, from 0
 	for i := range next {
@@ -185,17 +210,35 @@ func (m *matcher) index(b []byte) int {
 		if at < 0 {
 			return -1
 		}
-		if m.at(b, at) >= 0 {
-			return at
+		if start := m.around(b, at); start >= 0 {
+			return start
 		}
 		from = at + 1
 	}
 }
 
-// at is the end of the needle when it begins at b[i:], -1 when it does
-// not.
-func (m *matcher) at(b []byte, i int) int {
-	for _, want := range m.needle {
+// around is where the needle begins when its anchor stands at b[i:], -1
+// when it does not stand there.
+func (m *matcher) around(b []byte, i int) int {
+	if m.at(b, i, m.needle[m.anchor:]) < 0 {
+		return -1
+	}
+	for k := m.anchor - 1; k >= 0; k-- {
+		if i == 0 {
+			return -1
+		}
+		r, n := utf8.DecodeLastRune(b[:i])
+		if fold(r) != m.needle[k] {
+			return -1
+		}
+		i -= n
+	}
+	return i
+}
+
+// at is the end of needle when it begins at b[i:], -1 when it does not.
+func (m *matcher) at(b []byte, i int, needle []rune) int {
+	for _, want := range needle {
 		if i >= len(b) {
 			return -1
 		}
@@ -208,6 +251,29 @@ func (m *matcher) at(b []byte, i int) int {
 	return i
 }
 
+// escapes reports whether b holds a rune of the needle written as an
+// escape inside an escaped string ("\\u00e9": tool arguments that spell
+// a character so, which a label decodes).
+func (m *matcher) escapes(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\\u`))
+		if i < 0 {
+			return false
+		}
+		b = b[i+3:]
+		if len(b) < 4 {
+			return true // cut by the buffer: it may be one
+		}
+		v, err := strconv.ParseUint(string(b[:4]), 16, 32)
+		if err == nil && m.runes[fold(rune(v))] {
+			return true
+		}
+		if err == nil && v >= 0xd800 && v < 0xe000 {
+			return true // half of a pair: the rune it makes is not read here
+		}
+	}
+}
+
 // in reports the match in s: where it begins and ends, ok false when s
 // does not hold it.
 func (m *matcher) in(s string) (from, to int, ok bool) {
@@ -216,7 +282,7 @@ func (m *matcher) in(s string) (from, to int, ok bool) {
 	if i < 0 {
 		return 0, 0, false
 	}
-	return i, m.at(b, i), true
+	return i, m.at(b, i, m.needle), true
 }
 
 // run finds the first match of a run: in its request's prompt and
@@ -289,7 +355,7 @@ func (m *matcher) fileHolds(path string, buf []byte) (bool, error) {
 	for {
 		k, err := io.ReadFull(f, buf[n:])
 		n += k
-		if m.index(buf[:n]) >= 0 || bytes.Contains(buf[:n], []byte(`\\u`)) {
+		if m.index(buf[:n]) >= 0 || m.escapes(buf[:n]) {
 			return true, nil
 		}
 		if err == io.EOF || err == io.ErrUnexpectedEOF {

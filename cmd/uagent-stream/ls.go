@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -119,17 +120,15 @@ func (l *lister) sessions(f history.Filter, search string) error {
 	}
 	unpriced(l.e, est)
 	if l.json {
-		out := make([]history.SessionJSON, 0, len(listed))
-		for _, s := range listed {
+		return writeArray(l.e.stdout, listed, func(s history.Listed) any {
 			j := s.JSON()
 			for _, r := range s.Runs {
 				if m, ok := found[r.ID]; ok {
 					j.Matches = append(j.Matches, m.JSON())
 				}
 			}
-			out = append(out, j)
-		}
-		return l.writeJSON(out)
+			return j
+		})
 	}
 	t := table{header: []string{"LAST ACTIVITY", "SESSION", "RUNS", "STATUS", "MODEL", "TOKENS IN/OUT", "COST", "WORKSPACE", "TITLE"}}
 	for _, s := range listed {
@@ -170,15 +169,13 @@ func (l *lister) runs(f history.Filter, search string) error {
 	}
 	unpriced(l.e, est)
 	if l.json {
-		out := make([]history.RunJSON, 0, len(runs))
-		for _, r := range runs {
+		return writeArray(l.e.stdout, runs, func(r *history.Run) any {
 			j := r.JSON()
 			if m, ok := found[r.ID]; ok {
 				j.Matches = []history.MatchJSON{m.JSON()}
 			}
-			out = append(out, j)
-		}
-		return l.writeJSON(out)
+			return j
+		})
 	}
 	t := table{header: []string{"STARTED", "RUN", "SESSION", "#", "WALL", "STATUS", "MODEL", "TURNS", "TOOLS", "TOKENS IN/OUT", "COST", "TITLE"}}
 	for _, r := range runs {
@@ -208,6 +205,34 @@ func (l *lister) stamp(t time.Time) string {
 
 func wall(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+}
+
+// writeArray writes items as an indented JSON array, an item at a time
+// (of many thousands, none is kept written).
+func writeArray[T any](w io.Writer, items []T, of func(T) any) error {
+	bw := bufio.NewWriter(w)
+	out := jsonOut{bw} // each item escaped whole
+	if len(items) == 0 {
+		bw.WriteString("[]\n")
+		return bw.Flush()
+	}
+	bw.WriteString("[\n")
+	for i, it := range items {
+		b, err := json.MarshalIndent(of(it), "  ", "  ")
+		if err != nil {
+			return err
+		}
+		bw.WriteString("  ")
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+		if i < len(items)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
 }
 
 func (l *lister) writeJSON(v any) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/corpus"
+	"github.com/uagentkit/stream/internal/histgen"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/sessions"
 	"github.com/uagentkit/stream/internal/testenv"
@@ -105,4 +106,22 @@ func TestManyOperationsMemoryIsBounded(t *testing.T) {
 	t.Logf("cat: peak RSS %d MiB", peak>>20)
 	require.Less(t, peak, int64(96<<20), "cat of a run of 250,000 operations")
 	require.Contains(t, string(out), "sleep 1 · still running", "the open operation is said at the end")
+}
+
+// ls and usage of a history of 10,000 runs in two homes (a tenth in
+// both) peak under 64 MiB: they read each run's summary and request, not
+// its records, and keep a run's figures, not its files. (BenchmarkList
+// and BenchmarkUsage in history measure the time.)
+func TestHistoryListsInBoundedMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race changes what memory is")
+	}
+	dirs, err := histgen.Many(t.TempDir(), 10000)
+	require.NoError(t, err)
+	for _, command := range [][]string{{"ls", "--limit", "0"}, {"usage"}, {"ls", "--runs", "--json"}} {
+		args := append(append([]string{self(t)}, command...), "--state-dir", dirs[0], "--state-dir", dirs[1])
+		peak, _ := testenv.PeakRSS(t, args...)
+		t.Logf("%s: peak RSS %d MiB", command, peak>>20)
+		assert.Less(t, peak, int64(64<<20), "%s of a history of 10,000 runs", command)
+	}
 }

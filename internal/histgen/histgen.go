@@ -232,3 +232,32 @@ func WriteFixture(root string) (Fixture, error) {
 
 // Dirs are the fixture's homes, as statedir.Homes lists them.
 func (f Fixture) Dirs() []string { return []string{f.Uagent, f.Old, f.Uah} }
+
+// Many writes a history of n runs under root in two homes (uagent's and
+// uah's, a tenth of the runs in both, as uah's first start copied them),
+// in sessions of five (with uah's sidecars of some), each run with its
+// request, summary and a short events.jsonl, and returns the homes.
+func Many(root string, n int) ([]string, error) {
+	uagent, uah := filepath.Join(root, "uagent"), filepath.Join(root, "uah")
+	at := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	var runs []Run
+	var sidecars []Sidecar
+	for i := range n {
+		session := fmt.Sprintf("%08x-0000-4000-8000-%012x", i/5, i/5)
+		homes := []string{uagent}
+		switch {
+		case i%10 == 0:
+			homes = append(homes, uah)
+		case i%2 == 0:
+			homes = []string{uah}
+		}
+		runs = append(runs, Run{Homes: homes, ID: at.Add(time.Duration(i)*time.Minute).Format("20060102-150405-") + session[:8],
+			Session: session, Start: at.Add(time.Duration(i) * time.Minute), Wall: 30 * time.Second, Provider: "openai", Model: "gpt-5.4",
+			Effort: "high", Workspace: fmt.Sprintf("/home/dev/p%d", i%7), Prompt: fmt.Sprintf("task %d: make the decoder faster", i),
+			Answer: "Done.", Command: "go test ./...", Tokens: stream.TokensDTO{Input: int64(1000 + i), CachedInput: 500, Output: 100}})
+		if i%5 == 0 && i%2 == 0 {
+			sidecars = append(sidecars, Sidecar{Home: uah, ID: session, Source: "tui", FirstPrompt: fmt.Sprintf("task %d", i)})
+		}
+	}
+	return []string{uagent, uah}, Write(runs, sidecars)
+}
