@@ -82,3 +82,33 @@ func TestARecordWithoutATimeIsTheSameEveryTime(t *testing.T) {
 	require.Equal(t, int64(2000), first.Stats.EventSpanMS, "a zero time is not observed")
 	require.Equal(t, first, summary())
 }
+
+// What the runner's records gained since 2026-09, read as uagent's own
+// reader (harness/decode.go, wire.go) reads it: a turn record's Type
+// ("compaction") and PreviousTurnID are not read (a compaction turn is a
+// turn like any other); an input of kind "crash" gives nothing; a shell
+// State's ProcessGroupStart, of any type, is not a field uagent types, so
+// it fails no reading.
+func TestRecordsGainedSinceSeptember(t *testing.T) {
+	dir := runDir(t,
+		`{"Sequence":1,"RecordedAt":"2026-11-01T09:00:01Z","Kind":"turn","Data":{"ID":"t1","PreviousTurnID":"","Type":"regular"}}`,
+		`{"Sequence":2,"RecordedAt":"2026-11-01T09:00:02Z","Kind":"input","Data":{"ID":"c1","Kind":"crash","Payload":{"Reason":"runner restarted"}}}`,
+		`{"Sequence":3,"RecordedAt":"2026-11-01T09:00:03Z","Kind":"turn","Data":{"ID":"t2","PreviousTurnID":"t1","Type":"compaction"}}`,
+		`{"Sequence":4,"RecordedAt":"2026-11-01T09:00:04Z","Kind":"model_response","Data":{"TurnID":"t2","Response":{"Output":[{"Type":"tool_call","Data":{"CallID":"k1","Name":"Bash","Arguments":"{\"command\":\"ls\"}"}}]}}}`,
+		`{"Sequence":5,"RecordedAt":"2026-11-01T09:00:05Z","Kind":"tool_call_status","Data":{"CallID":"k1","Operations":[{"ID":"o1","Type":"shell","Status":"completed","State":{"ProcessGroupID":77,"ProcessGroupStart":"2026-11-01T09:00:04Z","Result":{"ExitCode":0},"OutPath":"/out"}}]}}`,
+	)
+	got, _ := convert(t, dir)
+	want := strings.Join([]string{
+		`{"v":1,"type":"run_started","at":"2026-11-01T09:00:00Z","run_id":"20261101-090000-5f3c2a1e","session_id":"5f3c2a1e-0000","provider":"","model":"","effort":"","workspace":""}`,
+		`{"v":1,"type":"turn_started","at":"2026-11-01T09:00:01Z","turn":1,"turn_id":"t1"}`,
+		`{"v":1,"type":"turn_started","at":"2026-11-01T09:00:03Z","turn":2,"turn_id":"t2"}`,
+		`{"v":1,"type":"model_responded","at":"2026-11-01T09:00:04Z","turn":2,"turn_id":"t2","duration_ms":1000,"usage":{"input":0,"cached_input":0,"cache_write_input":0,"output":0,"reasoning":0}}`,
+		`{"v":1,"type":"tool_called","at":"2026-11-01T09:00:04Z","call_id":"k1","name":"Bash","label":"ls","arguments":"{\"command\":\"ls\"}"}`,
+		`{"v":1,"type":"tool_started","at":"2026-11-01T09:00:05Z","call_id":"k1","op_id":"o1","name":"Bash","label":"ls","op_type":"shell","out_path":"/out"}`,
+		`{"v":1,"type":"tool_finished","at":"2026-11-01T09:00:05Z","call_id":"k1","op_id":"o1","name":"Bash","label":"ls","ok":true,"detail":"exit 0","duration_ms":0,"op_type":"shell","out_path":"/out"}`,
+	}, "\n")
+	got = strings.Join(strings.Split(strings.TrimSpace(got), "\n")[:7], "\n")
+	if d := cmp.Diff(strings.Split(want, "\n"), strings.Split(got, "\n")); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
