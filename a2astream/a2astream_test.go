@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -410,3 +411,42 @@ func TestTheSDKLogsToWithLog(t *testing.T) {
 
 // syncBuffer is a buffer one goroutine writes while another reads it.
 type syncBuffer = testenv.SyncBuffer
+
+// A web page cannot start a run: a SendMessage from another origin (as a
+// no-cors fetch sends it, text/plain) is refused before its body is read,
+// on both bindings, and so is any body that is not JSON; no run starts.
+// The official client (JSON, no Origin) is served.
+func TestAPageOfAnotherOriginCannotStartARun(t *testing.T) {
+	state := t.TempDir()
+	s := serve(t, state)
+	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"rm -rf ~"}]}}}`
+	rest := `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"rm -rf ~"}]}}`
+	post := func(path, payload, contentType string, hdr map[string]string) int {
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL+path, strings.NewReader(payload))
+		req.Header.Set("Content-Type", contentType)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	evil := map[string]string{"Origin": "http://127.0.0.1:1"}
+	for _, c := range []struct {
+		path, payload string
+	}{{"/", body}, {"/rest/message:send", rest}} {
+		assert.Equal(t, 403, post(c.path, c.payload, "text/plain", evil), "%s: another origin, text/plain", c.path)
+		assert.Equal(t, 403, post(c.path, c.payload, "application/json", evil), "%s: another origin, JSON", c.path)
+		assert.Equal(t, 403, post(c.path, c.payload, "application/json", map[string]string{"Sec-Fetch-Site": "cross-site"}), "%s: cross-site", c.path)
+		assert.Equal(t, 415, post(c.path, c.payload, "text/plain", nil), "%s: not JSON", c.path)
+		assert.Equal(t, 415, post(c.path, c.payload, "application/x-www-form-urlencoded", nil), "%s: a form", c.path)
+	}
+	entries, _ := os.ReadDir(filepath.Join(state, "runs"))
+	assert.Empty(t, entries, "no run started")
+
+	u, _ := url.Parse(s.srv.URL)
+	assert.NotEqual(t, 403, post("/", body, "application/json; charset=utf-8", map[string]string{"Origin": s.srv.URL, "Host": u.Host}), "its own origin")
+	task := send(t, s.client, "", "hello")
+	assert.Equal(t, a2a.TaskStateCompleted, task.Status.State, "the official client is served")
+}

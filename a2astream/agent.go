@@ -177,7 +177,10 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 // token (WithToken) every request but the card's needs it (401); without
 // one, a request whose Host does not name the server locally is refused
 // (403), so that a page of another origin cannot reach it through DNS
-// rebinding.
+// rebinding. A request that is not GET (every call of both bindings) sent
+// by a page of another origin is refused (403), and so is one whose body
+// is not application/json (415), before the body is read
+// (webguard.Changes): a page a person visits cannot start a run.
 func (a *Agent) Handler(url string) http.Handler {
 	card := a.Card(url)
 	h := a2asrv.NewHandler(a, a2asrv.WithTaskStore(a.store), a2asrv.WithCallInterceptors(messages{a}),
@@ -187,6 +190,7 @@ func (a *Agent) Handler(url string) http.Handler {
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
 	mux.Handle("/rest/", http.StripPrefix("/rest", a2asrv.NewRESTHandler(h)))
 	mux.Handle("/", a2asrv.NewJSONRPCHandler(h))
+	guarded := webguard.Changes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		card := r.URL.Path == "/.well-known/agent-card.json"
 		switch {
@@ -199,7 +203,7 @@ func (a *Agent) Handler(url string) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxRequest)
-		mux.ServeHTTP(w, r)
+		guarded.ServeHTTP(w, r)
 	})
 }
 

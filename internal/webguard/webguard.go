@@ -2,12 +2,14 @@
 // events, the A2A agent) guard their requests with: a bearer token
 // compared in constant time, and, without a token, the Host a request
 // names, so that a page of another origin cannot reach a server on
-// loopback through DNS rebinding.
+// loopback through DNS rebinding; and what changes something, refused
+// when a page of another origin sends it or its body is not JSON.
 package webguard
 
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"mime"
 	"net"
 	"net/http"
 	"strings"
@@ -66,4 +68,37 @@ func LocalHost(r *http.Request) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// Changes guards what changes something (a request that is not GET, HEAD
+// or OPTIONS) before its body is read: one sent by a page of another
+// origin (net/http's CrossOriginProtection: Sec-Fetch-Site, else Origin
+// against Host; a client that is no browser sends neither) is refused
+// (403), and so is one whose body is not JSON (415: a browser sends a
+// text/plain or form body to another origin without asking first, and
+// these servers take JSON only). Every other request goes to next.
+func Changes(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "forbidden: a request of another origin", http.StatusForbidden)
+	}))
+	json := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			if !JSON(r) {
+				http.Error(w, "unsupported media type: this server takes application/json", http.StatusUnsupportedMediaType)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+	return cop.Handler(json)
+}
+
+// JSON reports whether a request's Content-Type is application/json
+// (its parameters aside).
+func JSON(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
 }
