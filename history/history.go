@@ -106,15 +106,23 @@ type Index struct {
 	short    map[string]int // the shortest unique prefix of each id
 	prices   Prices
 	problems []error
+	h        *statedir.History
 }
 
 // Open reads the history of the state directories dirs (see
 // statedir.OpenHistory: each run once, uah's sidecars) and prices its
 // tokens by prices. What could not be read is in Problems; the rest is
 // read.
-func Open(prices Prices, dirs ...string) *Index {
-	h := statedir.OpenHistory(dirs...)
-	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems()}
+func Open(prices Prices, dirs ...string) *Index { return build(prices, statedir.OpenHistory(dirs...)) }
+
+// Reopen reads the history again, as Open does, but for its runs that had
+// ended (see statedir.History.Reopen): what a history that a person works
+// in costs to follow is its listing and the runs that are new or going
+// on, not a rescan of all of it.
+func (x *Index) Reopen() *Index { return build(x.prices, x.h.Reopen()) }
+
+func build(prices Prices, h *statedir.History) *Index {
+	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems(), h: h}
 	ss, problems := h.Sessions()
 	x.problems = append(x.problems, problems...)
 	for _, sr := range h.Runs() {

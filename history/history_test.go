@@ -413,3 +413,27 @@ func TestSearchFindsEscapedLabels(t *testing.T) {
 	assert.Empty(t, found("cafe"))
 	assert.Equal(t, []string{"echo café ü"}, found("É Ü"), "a needle whose anchor is not its first rune")
 }
+
+// Reopen reads the runs that are new or were going on, not the runs that
+// had ended: a finished run's files are not read again (here its summary,
+// broken after Open, still gives its figures), a new run and a run that
+// ended since are read.
+func TestReopenReadsWhatChanged(t *testing.T) {
+	f, x := fixture(t)
+	finished := filepath.Join(f.Old, "runs", "20261031-100000-d4e5f607", "summary.json")
+	require.NoError(t, os.WriteFile(finished, []byte("not json"), 0o644))
+	live := x.Run("20261104-080000-a7182930")
+	require.Equal(t, "running", live.Status)
+	require.NoError(t, stream.WriteSummaryFile(filepath.Join(live.Dir, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok",
+		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 5000}))
+	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-b0b0b0b0", Session: "b0b0b0b0-0000-4000-8000-000000000000",
+		Start: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), Provider: "openai", Model: "gpt-5.4", Prompt: "new"}}, nil))
+
+	y := x.Reopen()
+	assert.Equal(t, "ok", y.Run("20261104-080000-a7182930").Status, "read again: it was going on")
+	assert.NotNil(t, y.Run("20261105-000000-b0b0b0b0"), "a new run")
+	assert.Equal(t, "anthropic", y.Run("20261031-100000-d4e5f607").Provider, "not read again: it had ended")
+	assert.Len(t, y.Runs(), len(x.Runs())+1)
+	assert.Empty(t, history.Open(history.DefaultPrices(), f.Dirs()...).Run("20261031-100000-d4e5f607").Provider,
+		"read from scratch, the broken summary gives no provider")
+}

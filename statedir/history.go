@@ -125,7 +125,9 @@ var ErrTwoCopies = errors.New("the run is in two state directories, and the copi
 // sidecars of their sessions. It is read once, by OpenHistory; it is safe
 // for concurrent use (its Runs are not: see Run).
 type History struct {
+	dirs     []string
 	runs     []*Run
+	read     map[string]*Run // every run directory read, by its path
 	sidecars map[string]*Sidecar
 	problems []error
 }
@@ -139,8 +141,17 @@ type History struct {
 // which. What cannot be read (a dir that is a file or is missing, a
 // directory under runs/ that is not a run's, a sidecar: see ErrSidecar) is
 // a Problem, and the rest is read.
-func OpenHistory(dirs ...string) *History {
-	h := &History{sidecars: map[string]*Sidecar{}}
+func OpenHistory(dirs ...string) *History { return openHistory(dirs, nil) }
+
+// Reopen reads prev's state directories again, as OpenHistory does, but
+// for the runs prev read that had ended: a run directory whose summary
+// was final is not read again (a run that has ended is not written to
+// again), so that a history of many runs costs its listing, its new runs
+// and the runs still going. Sidecars are read again.
+func (h *History) Reopen() *History { return openHistory(h.dirs, h.read) }
+
+func openHistory(dirs []string, prev map[string]*Run) *History {
+	h := &History{dirs: slices.Clone(dirs), sidecars: map[string]*Sidecar{}, read: map[string]*Run{}}
 	type entry struct{ dir, name string }
 	var entries []entry
 	for _, d := range dirs {
@@ -176,6 +187,10 @@ func OpenHistory(dirs ...string) *History {
 		wg.Go(func() {
 			for i := range next {
 				path := filepath.Join(entries[i].dir, entries[i].name)
+				if r := prev[path]; r != nil && r.Finished() {
+					runs[i] = r
+					continue
+				}
 				if info, err := os.Stat(path); err != nil || !info.IsDir() {
 					errs[i] = &Problem{File: path, Err: ErrNotARun}
 					continue
@@ -197,6 +212,7 @@ func OpenHistory(dirs ...string) *History {
 		if r == nil {
 			continue
 		}
+		h.read[r.Dir] = r
 		k, seen := byID[r.ID]
 		if !seen {
 			byID[r.ID] = len(h.runs)
