@@ -3,6 +3,8 @@ package history
 import (
 	"cmp"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // ModelName is provider/model, "?" for a provider not known (a run
@@ -67,4 +69,37 @@ func insert(set []string, s string) []string {
 		return set
 	}
 	return slices.Insert(set, i, s)
+}
+
+// Note says what the costs of the estimate are: API-price estimates, the
+// providers billed by a plan instead of them, and how many tokens are
+// unpriced. Its strings are the history's: a view escapes them.
+func (e Estimate) Note() string {
+	s := "costs are API-price estimates (prices.json and --prices), not bills"
+	for _, p := range e.Plans {
+		provider, plan, _ := strings.Cut(p, ": ")
+		s += "; " + provider + " is billed by its " + plan + " plan, not by these figures"
+	}
+	if e.UnpricedTokens > 0 {
+		s += "; " + Thousands(e.UnpricedTokens) + " tokens are unpriced"
+	}
+	return s
+}
+
+// Thousands writes n with thousands separators: 1,234,567.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
 }

@@ -149,3 +149,27 @@ func Schema(name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// UsageReport is what usage --json writes and the history page's
+// /api/usage answers: the grouping, the time zone, what the costs are
+// (Estimate.Note), the rows and the total.
+type UsageReport struct {
+	By       string      `json:"by"`
+	Timezone string      `json:"timezone"`
+	Estimate string      `json:"estimate"`
+	Rows     []UsageJSON `json:"rows"`
+	Total    UsageJSON   `json:"total"`
+}
+
+// Report is the UsageReport of rows and total, as Usage grouped them by
+// by in loc.
+func Report(by string, loc *time.Location, rows []UsageRow, total UsageRow) UsageReport {
+	if loc == nil {
+		loc = time.Local
+	}
+	out := UsageReport{By: by, Timezone: loc.String(), Estimate: total.Cost.Note(), Rows: []UsageJSON{}, Total: total.JSON()}
+	for _, r := range rows {
+		out.Rows = append(out.Rows, r.JSON())
+	}
+	return out
+}

@@ -1,8 +1,11 @@
 package history
 
 import (
+	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -91,4 +94,37 @@ func (x *Index) ListRuns(f Filter) []*Run {
 		}
 	}
 	return out
+}
+
+// ErrWhen is what When says of a text that is no time.
+var ErrWhen = errors.New("wants a date (2026-11-01), a time (2026-11-01T15:04) or a duration before now (36h, 7d)")
+
+// When reads a time a person wrote, for Filter's Since and Until: a date
+// (midnight in loc), a time in loc (2006-01-02T15:04[:05], or with a
+// space), a time with its zone (RFC 3339), or a duration before now
+// (36h, 90m, 7d, 2w); "" is the zero time (no bound).
+func When(s string, loc *time.Location, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.DateOnly, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if n, unit := strings.TrimRight(s, "dw"), strings.TrimLeft(s, "0123456789"); (unit == "d" || unit == "w") && n != "" {
+		if k, err := strconv.Atoi(n); err == nil {
+			if unit == "w" {
+				k *= 7
+			}
+			return now.AddDate(0, 0, -k), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, ErrWhen
 }

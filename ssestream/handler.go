@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -149,14 +150,14 @@ type Handler struct {
 	keepAlive    time.Duration
 	writeTimeout time.Duration
 	maxClients   int64
-	clients      atomic.Int64    // event streams being served
+	clients      *atomic.Int64   // event streams being served (a History's pages count together)
 	token        *webguard.Token // nil without one
 	cookie       string          // the cookie's value, derived from the token
 }
 
 // NewHandler returns a Handler serving rec.
 func NewHandler(rec *Recording, opts ...Option) *Handler {
-	h := &Handler{rec: rec, mux: http.NewServeMux(), keepAlive: KeepAlive, writeTimeout: WriteTimeout, maxClients: MaxClients}
+	h := &Handler{rec: rec, mux: http.NewServeMux(), keepAlive: KeepAlive, writeTimeout: WriteTimeout, maxClients: MaxClients, clients: new(atomic.Int64)}
 	for _, o := range opts {
 		o(h)
 	}
@@ -171,24 +172,30 @@ func NewHandler(rec *Recording, opts ...Option) *Handler {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.guard(w, r) {
+		h.mux.ServeHTTP(w, r)
+	}
+}
+
+// guard answers what may not be served (a Host that is not local without
+// a token, a request without the token), sets the headers of what may,
+// and reports which it was.
+func (h *Handler) guard(w http.ResponseWriter, r *http.Request) bool {
 	if h.token == nil && !webguard.LocalHost(r) { // a token guards the run itself, whatever the Host
 		http.Error(w, "forbidden: not a local host", http.StatusForbidden)
-		return
+		return false
 	}
 	hdr := w.Header()
 	hdr.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Referrer-Policy", "no-referrer")
-	if h.token != nil && !h.authorized(w, r) {
-		return
-	}
-	h.mux.ServeHTTP(w, r)
+	return h.token == nil || h.authorized(w, r)
 }
 
 // api reports the paths that programs ask for, which take ?token= as it is;
 // every other path is a page, redirected without it.
-func api(path string) bool {
-	return path == "/events" || path == "/summary" || path == "/intervals" || path == "/session"
+func api(p string) bool {
+	return strings.HasPrefix(p, "/api/") || slices.Contains([]string{"events", "summary", "intervals", "session", "children"}, path.Base(p))
 }
 
 // authorized checks the request's token. A page request with a valid

@@ -196,8 +196,12 @@ func (rec *Recording) Add(l uahstream.Line) {
 // encode is the line the uagent writer writes for dto.
 func (rec *Recording) encode(dto any) []byte {
 	e, ok := stream.DTOToEvent(dto)
-	if !ok {
-		return []byte("{}")
+	if !ok { // a harness line that came as a DTO (a session of the history's session_opened)
+		line, err := json.Marshal(harnessLine{Type: uahstream.TypeOf(dto), DTO: dto})
+		if err != nil {
+			return []byte("{}")
+		}
+		return line
 	}
 	line, err := stream.AppendEvent(rec.line[:0], e)
 	if err != nil {
@@ -205,6 +209,27 @@ func (rec *Recording) encode(dto any) []byte {
 	}
 	rec.line = line
 	return line
+}
+
+// harnessLine is a harness DTO as its line: v and type, then its fields.
+type harnessLine struct {
+	Type string
+	DTO  any
+}
+
+func (l harnessLine) MarshalJSON() ([]byte, error) {
+	fields, err := json.Marshal(l.DTO)
+	if err != nil {
+		return nil, err
+	}
+	head, _ := json.Marshal(l.Type)
+	out := append([]byte(`{"v":1,"type":`), head...)
+	if len(fields) > 2 {
+		out = append(append(out, ','), fields[1:]...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
 }
 
 // liveEvent is the data of the live event a line of a session makes:

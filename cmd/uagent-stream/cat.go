@@ -65,7 +65,7 @@ func cmdCat(e env, args []string) error {
 		var rd *uahstream.Reader
 		if ok && found.Session != nil { // its runs in order, the last followed
 			follow := func(r *statedir.Run) iter.Seq[stream.Event] { return r.Follow(ctx, pollInterval) }
-			if rd, in.runs, err = sessionReader(new(uahstream.Session), found.Session, follow); err != nil {
+			if rd, in.runs, err = found.Session.Reader(new(uahstream.Session), follow); err != nil {
 				return err
 			}
 		} else {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,10 +50,10 @@ func (h *historyFlags) location() (*time.Location, error) {
 func (h *historyFlags) filter(loc *time.Location, now time.Time) (history.Filter, error) {
 	var f history.Filter
 	var err error
-	if f.Since, err = when(h.since, loc, now); err != nil {
+	if f.Since, err = history.When(h.since, loc, now); err != nil {
 		return f, fmt.Errorf("--since %s", err)
 	}
-	if f.Until, err = when(h.until, loc, now); err != nil {
+	if f.Until, err = history.When(h.until, loc, now); err != nil {
 		return f, fmt.Errorf("--until %s", err)
 	}
 	f.Model = h.model
@@ -66,37 +65,6 @@ func (h *historyFlags) filter(loc *time.Location, now time.Time) (history.Filter
 		f.Workspace = ws
 	}
 	return f, nil
-}
-
-// when reads a time a person wrote: a date (midnight in loc), a time in
-// loc (2006-01-02T15:04[:05], or with a space), a time with its zone
-// (RFC 3339), or a duration before now (36h, 90m, 7d, 2w).
-func when(s string, loc *time.Location, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.DateOnly, "2006-01-02T15:04", "2006-01-02 15:04", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
-			return t, nil
-		}
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if n, unit := strings.TrimRight(s, "dw"), strings.TrimLeft(s, "0123456789"); (unit == "d" || unit == "w") && n != "" {
-		k, err := strconv.Atoi(n)
-		if err == nil {
-			days := k
-			if unit == "w" {
-				days *= 7
-			}
-			return now.AddDate(0, 0, -days), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, errors.New("wants a date (2026-11-01), a time (2026-11-01T15:04) or a duration before now (36h, 7d)")
 }
 
 // open reads the history and its prices, and says on stderr what of it
@@ -138,18 +106,8 @@ func unpriced(e env, est history.Estimate) {
 	}
 }
 
-// estimateNote is what every cost shown is.
-func estimateNote(est history.Estimate) string {
-	s := "costs are API-price estimates (prices.json and --prices), not bills"
-	for _, p := range est.Plans {
-		provider, plan, _ := strings.Cut(p, ": ")
-		s += fmt.Sprintf("; %s is billed by its %s plan, not by these figures", sanitize(provider, false), sanitize(plan, false))
-	}
-	if est.UnpricedTokens > 0 {
-		s += fmt.Sprintf("; %s tokens are unpriced", thousands(est.UnpricedTokens))
-	}
-	return s
-}
+// estimateNote is what every cost shown is, sanitized.
+func estimateNote(est history.Estimate) string { return sanitize(est.Note(), false) }
 
 // money is a cost as a person reads it: "$1.23"; "≥$1.23" when some of
 // its tokens are unpriced; "?" when none is priced.
@@ -184,23 +142,7 @@ func compact(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + "G"
 }
 
-// thousands writes n with thousands separators: 1,234,567.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func thousands(n int64) string { return history.Thousands(n) }
 
 // tilde writes a path under the home directory with ~.
 func tilde(path string) string {

@@ -41,7 +41,7 @@ func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderO
 	case ok && found.Run != nil:
 		name = found.Run.Dir
 	case ok:
-		rd, runs, err := sessionReader(s, found.Session, nil)
+		rd, runs, err := found.Session.Reader(s, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,8 @@
 //	uagent-stream stats [--check] [--allow-errors] [--json] FILE…
 //	uagent-stream timeline [-o OUT.svg] FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…
-//	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…
+//	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] [--state-dir DIR]… [--prices FILE] [FILE|- | -- COMMAND ARGS…]
+//	uagent-stream html [-o FILE] FILE|-|ID
 //	uagent-stream acp [--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…
 //	uagent-stream a2a [--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…
 //	uagent-stream ls [--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
@@ -72,7 +73,8 @@ func init() {
 		{"stats", "[--check] [--allow-errors] [--json] FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)", cmdStats},
 		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
-		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] FILE|- | -- COMMAND ARGS…", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it", cmdServe},
+		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] [--state-dir DIR]… [--prices FILE] [FILE|- | -- COMMAND ARGS…]", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it; with no FILE and no COMMAND, the history: its sessions, runs and usage", cmdServe},
+		{"html", "[-o FILE] FILE|-|ID", "write a run or a session as one self-contained HTML file: the serve page, its events inside, readable offline", cmdHTML},
 		{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
 		{"a2a", "[--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…", "serve COMMAND (such as uagent --stream) to other agents over A2A: each task a run, each context a uagent session", cmdA2A},
 		{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them", cmdLs},

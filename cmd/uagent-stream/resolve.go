@@ -3,15 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"iter"
 	"os"
 	"strings"
 	"sync"
 
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/statedir"
-	"github.com/uagentkit/stream/uahstream"
 )
 
 // openHistory opens the history a FILE argument that is no path is
@@ -62,39 +59,6 @@ func lookupHistory(e env, name string) (found history.Found, ok bool, err error)
 		return found, true, noSuch{openErr}
 	}
 	return found, err == nil, err
-}
-
-// sessionReader reads a session of the history as one session stream of
-// its runs (see uahstream.Session.RunsReader): each run's directory, in
-// order, into s. The last run's events come from last when it is not nil
-// (cat -f follows it).
-func sessionReader(s *uahstream.Session, hs *history.Session, last func(*statedir.Run) iter.Seq[stream.Event]) (*uahstream.Reader, []*statedir.Run, error) {
-	var runs []*statedir.Run
-	for _, r := range hs.Runs {
-		sr, err := statedir.OpenRun(r.Dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		runs = append(runs, sr)
-	}
-	opened := uahstream.SessionOpenedDTO{ID: hs.ID}
-	if len(hs.Runs) > 0 {
-		first := hs.Runs[0]
-		opened.At = first.StartedAt
-		opened.Settings = uahstream.SettingsDTO{Provider: first.Provider, Model: first.Model, Effort: first.Effort, Workspace: first.Workspace}
-	}
-	each := func(yield func(iter.Seq[stream.Event]) bool) {
-		for i, r := range runs {
-			events := r.Events()
-			if last != nil && i == len(runs)-1 {
-				events = last(r)
-			}
-			if !yield(events) {
-				return
-			}
-		}
-	}
-	return s.RunsReader(opened, each), runs, nil
 }
 
 // noSuch is a FILE argument that is neither a path nor an id of the

@@ -18,13 +18,15 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/ssestream"
 	"github.com/uagentkit/stream/uahstream"
 )
 
 // cmdServe serves a run to browsers: a file being written (followed until
-// its run_finished), standard input, or a command started as run starts
-// it. It keeps serving after the run has ended, until interrupted.
+// its run_finished), standard input, a run or session of the history by
+// its id, or a command started as run starts it; with none of these, the
+// history. It keeps serving after the run has ended, until interrupted.
 func cmdServe(e env, args []string) error {
 	fl := flags(e, "serve")
 	addr := fl.String("addr", "127.0.0.1:8080", "listen on this `host:port`")
@@ -34,6 +36,9 @@ func cmdServe(e env, args []string) error {
 	grace := fl.Duration("grace", 5*time.Second, "for a command: how long an interrupted run gets before what is left of it is killed")
 	otelOn := fl.Bool("otel", false, "also export the run live as OpenTelemetry spans (OTLP, configured by the OTEL_* variables)")
 	otelContent := fl.Bool("otel-content", false, "with --otel, also export message texts, tool arguments and the answer")
+	var stateDirs dirsFlag
+	fl.Var(&stateDirs, "state-dir", "with no FILE and no COMMAND, serve the history of this state `directory`; again for another (default: $UAGENT_STATE_DIR, else uagent's and uah's)")
+	prices := fl.String("prices", "", "with no FILE and no COMMAND, a price table `FILE` whose rows add to or replace the built-in ones")
 	if err := fl.parse(args); err != nil {
 		return err
 	}
@@ -42,8 +47,10 @@ func cmdServe(e env, args []string) error {
 		command = args[i+1:]
 	}
 	switch {
+	case command == nil && fl.NArg() == 0:
+		return serveHistory(e, fl, *addr, *public, *tokenFile, *maxClients, historyFlags{dirs: stateDirs, prices: *prices})
 	case command == nil && fl.NArg() != 1:
-		return fl.usageError("want one FILE or -, or -- COMMAND ARGS…")
+		return fl.usageError("want one FILE or -, or -- COMMAND ARGS…, or nothing (the history)")
 	case command != nil && len(command) == 0:
 		return fl.usageError("want a COMMAND after --")
 	}
@@ -54,8 +61,10 @@ func cmdServe(e env, args []string) error {
 	sess := new(uahstream.Session) // the one fold of the stream, which the page is given
 	rec := ssestream.NewRecording(sess)
 	defer rec.Close()
-	var in *input // standard input or a run directory (read as it is now); a file is followed
-	if info, err := os.Stat(fl.Arg(0)); command == nil && (fl.Arg(0) == "-" || err == nil && info.IsDir()) {
+	var in *input // standard input, a run directory or an id of the history (read as it is now); a file is followed
+	_, named, lerr := lookupHistory(e, fl.Arg(0))
+	named = named && !errors.Is(lerr, history.ErrNotFound) // a file still to come is waited for
+	if info, err := os.Stat(fl.Arg(0)); command == nil && (fl.Arg(0) == "-" || named || err == nil && info.IsDir()) {
 		if in, err = openInput(e, fl.Arg(0), sess); err != nil {
 			return err
 		}
@@ -143,6 +152,29 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, sess *ua
 	reapOrphans(grace)
 	rec.End(&o.Verdict)
 	return reportOutcome(e, stderr, command[0], o, err), o.Status
+}
+
+// serveHistory serves the history (ssestream.History) until Ctrl-C or
+// SIGTERM.
+func serveHistory(e env, fl *flagSet, addr string, public bool, tokenFile string, maxClients int, hf historyFlags) error {
+	token, err := serveAccess(fl, "serve", addr, public, tokenFile, "serve the history beyond this machine, readable with its token")
+	if err != nil {
+		return err
+	}
+	x, err := hf.open(e)
+	if err != nil {
+		return err
+	}
+	h := ssestream.NewHistory(x, ssestream.WithToken(token), ssestream.WithMaxClients(maxClients))
+	defer h.Close()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("serve: cannot listen on %s: %w", addr, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fmt.Fprintf(e.stderr, "uagent-stream: serving %s\n", serveURL(l.Addr(), token))
+	return ssestream.Serve(ctx, l, h, 2*time.Second)
 }
 
 // tokenEnv names the variable that gives serve its token, as --token-file

@@ -46,17 +46,7 @@ func cmdUsage(e env, args []string) error {
 	unpriced(e, total.Cost)
 	l := lister{e: e, x: x, loc: loc}
 	if *asJSON {
-		out := struct {
-			By       string              `json:"by"`
-			Timezone string              `json:"timezone"`
-			Estimate string              `json:"estimate"`
-			Rows     []history.UsageJSON `json:"rows"`
-			Total    history.UsageJSON   `json:"total"`
-		}{By: *by, Timezone: loc.String(), Estimate: estimateNote(total.Cost), Rows: []history.UsageJSON{}, Total: total.JSON()}
-		for _, r := range rows {
-			out.Rows = append(out.Rows, r.JSON())
-		}
-		return l.writeJSON(out)
+		return l.writeJSON(history.Report(*by, loc, rows, total))
 	}
 	head := strings.ToUpper(*by)
 	t := table{header: []string{head, "SESSIONS", "RUNS", "INPUT", "CACHED", "CACHE WRITES", "OUTPUT (REASONING)", "TOTAL", "COST"}}

@@ -1,10 +1,31 @@
 // The uagent-stream serve page: it follows /events (Server-Sent Events) and
 // shows the run as it happens. Every string from the stream reaches the
 // page through textContent or an SVG text node, never as markup.
+//
+// One page, four views (the body's data-view): "run" (serve FILE, and a
+// run or a session of the history, whose routes are under the body's
+// data-base), "index" (the history's sessions), "usage" (its tokens and
+// cost). A file uagent-stream html wrote holds its data (the events, the
+// summary, the intervals) in the page itself, and asks for nothing.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
+const base = document.body.dataset.base || "/";
+const embedded = (() => {
+  const e = document.getElementById("embedded");
+  if (!e) return null;
+  try { return JSON.parse(e.textContent); } catch (x) { return null; }
+})();
+
+// getJSON is what the server (or the file) says of name: summary,
+// session, intervals, children; null when it says nothing.
+async function getJSON(name) {
+  if (embedded) return embedded[name] === undefined ? null : embedded[name];
+  const res = await fetch(base + name, { cache: "no-store" });
+  if (!res.ok) return null;
+  return res.json();
+}
 
 // The page keeps the transcript and draws; what pairs with what (turns,
 // tool operations, repeated notices) is the server's fold, read from
@@ -15,6 +36,7 @@ const state = {
   session: null, // the session_opened of a session stream of the harness
   runs: 0, // runs of the session so far
   streaming: new Map(), // the server's number of a streamed item -> its li, until a live event says what took its place
+  line: "", // the number of the line being shown (its event's id)
 };
 
 function el(tag, cls, text) {
@@ -55,6 +77,7 @@ function stamp(t) {
 
 function add(cls, t, parts, line) {
   const li = el("li", cls);
+  line = line || state.line;
   if (line) li.dataset.line = line;
   li.appendChild(el("span", "t", stamp(t)));
   for (const p of parts) li.appendChild(typeof p === "string" ? document.createTextNode(p) : p);
@@ -276,9 +299,8 @@ function draw(iv) {
 
 async function intervals() {
   try {
-    const res = await fetch("/intervals", { cache: "no-store" });
-    if (!res.ok) return;
-    const iv = await res.json();
+    const iv = await getJSON("intervals");
+    if (!iv) return;
     draw(iv);
     showNotices(iv.notices || []);
   } catch (e) {
@@ -291,9 +313,8 @@ async function intervals() {
 // arithmetic as the run's stats.
 async function totals() {
   try {
-    const res = await fetch(state.session ? "/session" : "/summary", { cache: "no-store" });
-    if (!res.ok) return;
-    const got = await res.json();
+    const got = await getJSON(state.session ? "session" : "summary");
+    if (!got) return;
     let s = got, st = got.stats || {};
     if (state.session) {
       const t = got.totals || {};
@@ -323,8 +344,31 @@ function refresh() {
   setTimeout(() => { pending = false; intervals(); totals(); }, 100);
 }
 
+// replay is an EventSource of the events a file holds (the server's
+// Server-Sent Events, as it sent them), played once to the same listeners.
+function replay(text) {
+  const listeners = {};
+  const src = { readyState: 1, onopen: null, onerror: null, close() { this.readyState = 2; },
+    addEventListener(type, f) { (listeners[type] = listeners[type] || []).push(f); } };
+  setTimeout(() => {
+    if (src.onopen) src.onopen();
+    for (const block of String(text).split("\n\n")) {
+      let type = "message", data = "", id = "";
+      for (const line of block.split("\n")) {
+        const i = line.indexOf(":");
+        if (i <= 0) continue;
+        const k = line.slice(0, i), v = line.slice(i + 1).replace(/^ /, "");
+        if (k === "event") type = v; else if (k === "data") data += (data ? "\n" : "") + v; else if (k === "id") id = v;
+      }
+      if (!data || src.readyState === 2) continue;
+      for (const f of listeners[type] || []) f({ data, lastEventId: id });
+    }
+  }, 0);
+  return src;
+}
+
 function start() {
-  const es = new EventSource("/events");
+  const es = embedded ? replay(embedded.events) : new EventSource(base + "events");
   es.onopen = () => setState("live");
   es.onerror = () => { if (es.readyState !== EventSource.CLOSED) setState("reconnecting"); };
   for (const type of Object.keys(handlers)) {
@@ -333,6 +377,7 @@ function start() {
       try { d = JSON.parse(ev.data); } catch (e) { return; }
       const t = at(d);
       if (t && !state.start) state.start = t;
+      state.line = ev.lastEventId;
       handlers[type](d, t, ev.lastEventId);
       refresh();
     });
@@ -343,6 +388,7 @@ function start() {
       try { d = JSON.parse(ev.data); } catch (e) { return; }
       const t = at(d);
       if (t && !state.start) state.start = t;
+      state.line = ev.lastEventId;
       harness[type](d, t, ev.lastEventId);
       refresh();
     });
@@ -367,7 +413,213 @@ function start() {
     setState(d.status === "ok" ? "finished" : "failed");
     $("state").textContent = d.ending + " · " + d.status + " · exit " + d.exit_code;
     refresh();
+    toLine();
+  });
+  setTimeout(toLine, 1000);
+}
+
+// children lists a session's subagents and reviewers, linked.
+async function children() {
+  const kids = await getJSON("children");
+  if (!kids || !kids.length) return;
+  $("children-box").hidden = false;
+  for (const k of kids) {
+    const li = el("li");
+    const a = el("a", "", k.title || k.session_id);
+    a.href = "/sessions/" + encodeURIComponent(k.session_id) + "/";
+    li.appendChild(a);
+    li.appendChild(document.createTextNode(" · " + (k.source === "review" ? "review" : "subagent") + " · " + k.runs + " runs · " + k.status));
+    $("children").appendChild(li);
+  }
+}
+
+// ---- the history: its sessions, and its usage ----
+
+function money(usd, unpriced) {
+  if (usd === null || usd === undefined) return "?";
+  const v = usd > 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2);
+  return (unpriced > 0 ? "≥$" : "$") + v;
+}
+
+function compact(n) {
+  n = Number(n) || 0;
+  if (n < 1000) return String(n);
+  if (n < 1e6) return (n / 1e3).toFixed(1) + "k";
+  if (n < 1e9) return (n / 1e6).toFixed(1) + "M";
+  return (n / 1e9).toFixed(1) + "G";
+}
+
+function when(t) {
+  if (!t) return "-";
+  const d = new Date(t);
+  return isNaN(d) ? "-" : d.toLocaleString();
+}
+
+// The index: a page of the history's sessions (/api/sessions, the
+// objects of ls --json, with the filters and the search as parameters),
+// each title a link to its session, each hit a link to its run at its
+// line; updated as the history changes (/api/events).
+const index = { offset: 0, limit: 100, version: 0 };
+
+function indexQuery() {
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData($("filters"))) if (v) q.set(k, v);
+  q.set("offset", String(index.offset));
+  q.set("limit", String(index.limit));
+  return q;
+}
+
+async function showIndex() {
+  const res = await fetch("/api/sessions?" + indexQuery(), { cache: "no-store" });
+  const tbody = $("sessions").tBodies[0];
+  if (!res.ok) {
+    tbody.replaceChildren();
+    const tr = el("tr", "error");
+    tr.appendChild(el("td", "", "the history could not be listed: " + (await res.text())));
+    tbody.appendChild(tr);
+    return;
+  }
+  const list = await res.json();
+  tbody.replaceChildren();
+  let unpriced = 0;
+  for (const s of list) {
+    const tr = el("tr", s.parent_session_id ? "child" : "");
+    tr.dataset.session = s.session_id;
+    tr.dataset.status = s.status;
+    const title = el("a", "", (s.parent_session_id ? (s.source === "review" ? "↳ review: " : "↳ ") : "") + (s.title || s.session_id));
+    title.href = "/sessions/" + encodeURIComponent(s.session_id) + "/";
+    const tk = s.tokens || {};
+    const cells = [when(s.last_activity_at), title, s.runs, s.status, s.model, compact(tk.input) + "/" + compact(tk.output),
+      money(s.cost_usd, s.unpriced_tokens), s.workspace];
+    for (const c of cells) {
+      const td = el("td");
+      if (typeof c === "object") td.appendChild(c); else td.textContent = String(c);
+      tr.appendChild(td);
+    }
+    tbody.appendChild(tr);
+    unpriced += s.unpriced_tokens || 0;
+    for (const m of s.matches || []) {
+      const hit = el("tr", "hit");
+      const td = el("td");
+      td.colSpan = 8;
+      const a = el("a", "", "⌕ " + m.run_id + " · " + when(m.at) + " · ");
+      a.href = "/runs/" + encodeURIComponent(m.run_id) + "/#line-" + m.line;
+      td.appendChild(a);
+      td.appendChild(el("span", "snippet", m.snippet));
+      hit.appendChild(td);
+      tbody.appendChild(hit);
+    }
+  }
+  const paging = $("paging");
+  paging.replaceChildren();
+  if (index.offset > 0) {
+    const prev = el("a", "", "← newer");
+    prev.href = "#";
+    prev.onclick = (e) => { e.preventDefault(); index.offset = Math.max(0, index.offset - index.limit); showIndex(); };
+    paging.appendChild(prev);
+    paging.appendChild(document.createTextNode(" "));
+  }
+  if (res.headers.get("X-Next-Offset")) {
+    const next = el("a", "", "older →");
+    next.id = "next";
+    next.href = "#";
+    next.onclick = (e) => { e.preventDefault(); index.offset = Number(res.headers.get("X-Next-Offset")); showIndex(); };
+    paging.appendChild(next);
+  }
+  $("estimate").textContent = res.headers.get("X-Estimate") || "";
+  setState("live");
+}
+
+function startIndex() {
+  $("index-view").hidden = false;
+  $("run-view").hidden = true;
+  $("title").textContent = "uagent history";
+  $("filters").addEventListener("submit", (e) => { e.preventDefault(); index.offset = 0; showIndex(); });
+  showIndex();
+  const es = new EventSource("/api/events");
+  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) setState("reconnecting"); };
+  es.addEventListener("changed", () => showIndex());
+}
+
+// The usage page: tokens and cost by day, as a bar chart drawn here, and
+// the table of uagent-stream usage (/api/usage: the same rows).
+function drawUsage(rows) {
+  const svg = $("usage-chart");
+  svg.replaceChildren();
+  const width = svg.clientWidth || 1000, height = 200, left = 60;
+  const max = Math.max(1, ...rows.map((r) => r.total_tokens || 0));
+  const maxCost = Math.max(0.000001, ...rows.map((r) => r.cost_usd || 0));
+  const w = Math.max(2, (width - left - 10) / Math.max(rows.length, 1));
+  const axis = document.createElementNS(SVG, "text");
+  axis.setAttribute("x", "2");
+  axis.setAttribute("y", "12");
+  axis.textContent = "■ tokens (at most " + compact(max) + ")";
+  axis.setAttribute("class", "legend tokens");
+  svg.appendChild(axis);
+  const legend = document.createElementNS(SVG, "text");
+  legend.setAttribute("x", "260");
+  legend.setAttribute("y", "12");
+  legend.setAttribute("class", "legend cost");
+  legend.textContent = "■ cost, API-price estimate (at most " + money(maxCost, 0) + ")";
+  svg.appendChild(legend);
+  rows.forEach((r, i) => {
+    const h = ((r.total_tokens || 0) / max) * (height - 40);
+    const bar = document.createElementNS(SVG, "rect");
+    for (const [k, v] of [["class", "bar tokens"], ["x", String(left + i * w)], ["y", String(height - 10 - h)], ["width", String(Math.max(w * 0.45, 1))], ["height", String(h)]]) bar.setAttribute(k, v);
+    bar.dataset.period = r.period;
+    bar.dataset.tokens = String(r.total_tokens || 0);
+    const title = document.createElementNS(SVG, "title");
+    title.textContent = r.period + " · " + (r.total_tokens || 0) + " tokens · " + money(r.cost_usd, r.unpriced_tokens);
+    bar.appendChild(title);
+    svg.appendChild(bar);
+    if (r.cost_usd !== null && r.cost_usd !== undefined) {
+      const ch = (r.cost_usd / maxCost) * (height - 40);
+      const cost = document.createElementNS(SVG, "rect");
+      for (const [k, v] of [["class", "bar cost"], ["x", String(left + i * w + w * 0.45)], ["y", String(height - 10 - ch)], ["width", String(Math.max(w * 0.45, 1))], ["height", String(ch)]]) cost.setAttribute(k, v);
+      cost.dataset.period = r.period;
+      svg.appendChild(cost);
+    }
+    const label = document.createElementNS(SVG, "text");
+    label.setAttribute("x", String(left + i * w));
+    label.setAttribute("y", String(height + 4));
+    label.textContent = r.period.slice(5);
+    svg.appendChild(label);
   });
 }
 
-start();
+async function startUsage() {
+  $("usage-view").hidden = false;
+  $("run-view").hidden = true;
+  $("title").textContent = "uagent usage";
+  const res = await fetch("/api/usage" + location.search, { cache: "no-store" });
+  if (!res.ok) return;
+  const u = await res.json();
+  drawUsage(u.rows || []);
+  const tbody = $("usage").tBodies[0];
+  for (const r of [...(u.rows || []), u.total]) {
+    const tr = el("tr", r === u.total ? "total" : "");
+    const tk = r.tokens || {};
+    const n = (v) => (Number(v) || 0).toLocaleString("en-US");
+    for (const c of [r.period, r.sessions, r.runs, n(r.uncached_input), n(tk.cached_input), n(tk.cache_write_input),
+      n(tk.output) + " (" + n(tk.reasoning) + ")", n(r.total_tokens), money(r.cost_usd, r.unpriced_tokens)]) tr.appendChild(el("td", "", c));
+    tbody.appendChild(tr);
+  }
+  $("usage-estimate").textContent = u.estimate || "";
+  setState("live");
+}
+
+// A run's page opened at a line (#line-N, a search's hit) shows it.
+function toLine() {
+  const m = /^#line-(\d+)$/.exec(location.hash);
+  if (!m) return;
+  const li = document.querySelector('#transcript li[data-line="' + m[1] + '"]');
+  if (li) { li.classList.add("hit"); li.scrollIntoView(); }
+}
+
+switch (document.body.dataset.view) {
+  case "index": $("nav").hidden = false; startIndex(); break;
+  case "usage": $("nav").hidden = false; startUsage(); break;
+  default:
+    if (document.body.dataset.history) { $("nav").hidden = false; children(); }
+    start();
+}

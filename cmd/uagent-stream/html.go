@@ -1,0 +1,63 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"os"
+
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/ssestream"
+	"github.com/uagentkit/stream/uahstream"
+)
+
+// cmdHTML writes a run or a session as one self-contained HTML file: the
+// serve page, its events embedded (ssestream.WriteHTML).
+func cmdHTML(e env, args []string) error {
+	fl := flags(e, "html")
+	out := fl.String("o", "", "write the page to this `file` instead of standard output")
+	if err := fl.parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() != 1 {
+		return fl.usageError("want one FILE, -, or an id of the history")
+	}
+	sess := new(uahstream.Session)
+	rec := ssestream.NewRecording(sess)
+	defer rec.Close()
+	in, err := openInput(e, fl.Arg(0), sess)
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	for l := range in.rd.Lines() {
+		if l.Err != nil && !l.End {
+			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
+				return l.Err
+			}
+		}
+		rec.Add(l)
+	}
+	rec.End(nil)
+	serious := reportProblems(e, in)
+	var w io.Writer = e.stdout
+	var f *os.File
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
+			return err
+		}
+		w = f
+	}
+	err = ssestream.WriteHTML(w, rec)
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case serious:
+		return exitError{1}
+	}
+	return nil
+}

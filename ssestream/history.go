@@ -1,0 +1,472 @@
+package ssestream
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"html"
+	"iter"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/uahstream"
+)
+
+// Defaults of a [History].
+const (
+	// HistoryPage is how many sessions /api/sessions answers at most (its
+	// limit parameter may ask for fewer, or for up to 1,000).
+	HistoryPage = 100
+	// HistoryPages is how many run and session pages a History keeps
+	// recordedPage at once; the one used longest ago goes first.
+	HistoryPages = 8
+	// FollowEvery is how often a History looks for what changed in the
+	// history (and a run page follows its run).
+	FollowEvery = time.Second
+)
+
+// History serves a person's history (the history package's Index) to
+// browsers: the page of [Handler], with more routes.
+//
+//   - GET /: the sessions, the latest activity first, subagents and
+//     reviewers under their parent, filters and a search, a page at a time.
+//   - GET /sessions/ID/: the session's runs in order, as the page shows a
+//     session stream (each run as a run; the runs' totals), its subagents
+//     and reviewers linked (/sessions/ID/children); /sessions/ID/events,
+//     /summary, /intervals, /session as [Handler] serves them.
+//   - GET /runs/ID/: a run, as serve FILE shows one; a run still going is
+//     followed until its summary says it ended.
+//   - GET /usage: tokens and the cost estimate by day, a chart and the
+//     table of uagent-stream usage (?since=, ?until=, ?workspace=, ?model=,
+//     ?tz= as /api/usage).
+//   - GET /api/sessions: the objects of ls --json (history.SessionJSON),
+//     filtered by ?since=, ?until=, ?workspace=, ?model=, ?status=,
+//     ?source=, searched by ?q=; a page of ?limit= (default HistoryPage)
+//     from ?offset=, X-Next-Offset naming the next page's when there is one.
+//   - GET /api/usage: usage --json ({by, timezone, estimate, rows, total};
+//     ?by=, ?tz=, ?breakdown=1, and the filters).
+//   - GET /api/events: text/event-stream: a "changed" event (data: the
+//     history's version) each time the history changes (a run begins, goes
+//     on or ends; a sidecar changes), looked for every FollowEvery by
+//     history.Index.Reopen, which reads only what is new or going on.
+//
+// Access is [Handler]'s (WithToken, WithMaxClients for every event stream
+// together; without a token, only a local Host). Every string of the
+// history reaches the page as text, never markup. It is safe for
+// concurrent use; Close stops what it follows.
+type History struct {
+	access *Handler // the options, and the authorization of every request
+
+	mu      sync.Mutex
+	x       *history.Index
+	version int64
+	changed chan struct{}
+	pages   map[string]*recordedPage // by "runs/ID" or "sessions/ID"
+	used    []string                 // the pages' keys, the one used longest ago first
+	closed  bool
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// recordedPage is a run or a session recordedPage for its page.
+type recordedPage struct {
+	rec *Recording
+	h   *Handler
+	// stop stops the run it follows; done is closed when it has stopped.
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// NewHistory returns a History of x, which it follows (Reopen) every
+// FollowEvery until Close.
+func NewHistory(x *history.Index, opts ...Option) *History {
+	access := NewHandler(nil, opts...)
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &History{access: access, x: x, changed: make(chan struct{}), pages: map[string]*recordedPage{}, ctx: ctx, cancel: cancel}
+	h.wg.Go(h.follow)
+	return h
+}
+
+// Index is the history as it stands.
+func (h *History) Index() *history.Index {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.x
+}
+
+// follow reads the history again every FollowEvery, and says when it
+// changed.
+func (h *History) follow() {
+	t := time.NewTicker(FollowEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-t.C:
+		}
+		old := h.Index()
+		x := old.Reopen()
+		if sign(x) == sign(old) {
+			continue
+		}
+		h.mu.Lock()
+		h.x = x
+		h.version++
+		close(h.changed)
+		h.changed = make(chan struct{})
+		h.mu.Unlock()
+	}
+}
+
+// sign is what a page of the history shows of it changing: each run's
+// id, status, wall time and tokens, each session's title and parent.
+func sign(x *history.Index) string {
+	var b strings.Builder
+	for _, r := range x.Runs() {
+		b.WriteString(r.ID + "\x00" + r.Status + "\x00" + strconv.FormatInt(r.WallMS, 10) + "\x00" + strconv.FormatInt(r.Tokens.Input+r.Tokens.Output, 10) + "\n")
+	}
+	for _, s := range x.Sessions() {
+		b.WriteString(s.ID + "\x00" + s.Title + "\x00" + s.Parent + "\x00" + s.Source + "\n")
+	}
+	return b.String()
+}
+
+// Close stops following the history and its runs, and closes the pages'
+// recordings.
+func (h *History) Close() error {
+	h.cancel()
+	h.wg.Wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for k, p := range h.pages {
+		p.close()
+		delete(h.pages, k)
+	}
+	return nil
+}
+
+func (p *recordedPage) close() {
+	p.stop()
+	<-p.done
+	p.rec.Close()
+}
+
+// ServeHTTP implements http.Handler.
+func (h *History) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	a := h.access
+	if !a.guard(w, r) {
+		return
+	}
+	p := r.URL.Path
+	switch {
+	case p == "/":
+		h.page(w, r, "index", "/")
+	case p == "/usage":
+		h.page(w, r, "usage", "/")
+	case p == "/app.js" || p == "/app.css":
+		a.mux.ServeHTTP(w, r)
+	case p == "/api/sessions":
+		h.sessions(w, r)
+	case p == "/api/usage":
+		h.usage(w, r)
+	case p == "/api/events":
+		h.events(w, r)
+	case strings.HasPrefix(p, "/runs/"), strings.HasPrefix(p, "/sessions/"):
+		h.record(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// page is the page, showing view, its routes under base.
+func (h *History) page(w http.ResponseWriter, r *http.Request, view, base string) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	b, err := web.ReadFile("web/index.html")
+	if err != nil {
+		http.Error(w, "no page", http.StatusInternalServerError)
+		return
+	}
+	attrs := ` data-history="1" data-view="` + html.EscapeString(view) + `" data-base="` + html.EscapeString(base) + `"`
+	b = bytes.Replace(b, []byte("<body>"), []byte("<body"+attrs+">"), 1)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b)
+}
+
+// record serves /runs/ID/… and /sessions/ID/…: the page, or the routes of
+// the recording of that run or session.
+func (h *History) record(w http.ResponseWriter, r *http.Request) {
+	kind, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	id, sub, slash := strings.Cut(rest, "/")
+	x := h.Index()
+	var found history.Found
+	switch kind {
+	case "runs":
+		found.Run = x.Run(id)
+	case "sessions":
+		found.Session = x.Session(id)
+	}
+	if found.Run == nil && found.Session == nil {
+		http.Error(w, "no such "+strings.TrimSuffix(kind, "s")+" in the history", http.StatusNotFound)
+		return
+	}
+	base := "/" + kind + "/" + url.PathEscape(id) + "/"
+	switch {
+	case !slash:
+		http.Redirect(w, r, base, http.StatusMovedPermanently)
+		return
+	case sub == "":
+		h.page(w, r, "run", base)
+		return
+	case sub == "children" && found.Session != nil:
+		var kids []history.SessionJSON
+		for _, c := range found.Session.Children {
+			kids = append(kids, c.JSON())
+		}
+		b, err := json.Marshal(kids)
+		writeJSON(w, safetext.EscapeJSON(b), err)
+		return
+	}
+	p, err := h.recording(kind+"/"+id, found)
+	if err != nil {
+		http.Error(w, "the "+strings.TrimSuffix(kind, "s")+" cannot be read", http.StatusInternalServerError)
+		return
+	}
+	r2 := r.Clone(r.Context())
+	r2.URL.Path = "/" + sub
+	p.h.mux.ServeHTTP(w, r2)
+}
+
+// recording is the page's recording of a run or a session: made when it
+// is first asked for, reading the run (followed while it goes on) or the
+// session's runs (the last followed) into it; kept among the
+// HistoryPages used last.
+func (h *History) recording(key string, found history.Found) (*recordedPage, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, context.Canceled
+	}
+	if p := h.pages[key]; p != nil {
+		h.used = append(slices.DeleteFunc(h.used, func(k string) bool { return k == key }), key)
+		return p, nil
+	}
+	ctx, stop := context.WithCancel(h.ctx)
+	follow := func(r *statedir.Run) iter.Seq[stream.Event] {
+		if r.Finished() {
+			return r.Events()
+		}
+		return r.Follow(ctx, FollowEvery/2)
+	}
+	s := new(uahstream.Session)
+	var rd *uahstream.Reader
+	if found.Run != nil {
+		sr, err := statedir.OpenRun(found.Run.Dir)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		rd = s.EventReader(follow(sr))
+	} else {
+		var err error
+		if rd, _, err = found.Session.Reader(s, follow); err != nil {
+			stop()
+			return nil, err
+		}
+	}
+	rec := NewRecording(s)
+	p := &recordedPage{rec: rec, h: NewHandler(rec), stop: stop, done: make(chan struct{})}
+	p.h.maxClients, p.h.clients = h.access.maxClients, h.access.clients
+	go func() {
+		defer close(p.done)
+		for l := range rd.Lines() {
+			rec.Add(l)
+		}
+		rec.End(nil)
+	}()
+	h.pages[key] = p
+	h.used = append(h.used, key)
+	for len(h.used) > HistoryPages {
+		old := h.used[0]
+		h.used = h.used[1:]
+		h.pages[old].close()
+		delete(h.pages, old)
+	}
+	return p, nil
+}
+
+// filter is the filter a request's parameters ask for.
+func filter(q url.Values, loc *time.Location, now time.Time) (history.Filter, error) {
+	f := history.Filter{Workspace: q.Get("workspace"), Model: q.Get("model"), Status: q.Get("status"), Source: q.Get("source")}
+	var err error
+	if f.Since, err = history.When(q.Get("since"), loc, now); err != nil {
+		return f, err
+	}
+	f.Until, err = history.When(q.Get("until"), loc, now)
+	return f, err
+}
+
+func location(q url.Values) (*time.Location, error) {
+	if tz := q.Get("tz"); tz != "" {
+		return time.LoadLocation(tz)
+	}
+	return time.Local, nil
+}
+
+// sessions answers /api/sessions.
+func (h *History) sessions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	loc, err := location(q)
+	if err != nil {
+		http.Error(w, "tz: not a time zone", http.StatusBadRequest)
+		return
+	}
+	f, err := filter(q, loc, time.Now())
+	if err != nil {
+		http.Error(w, "since or until: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	limit, err := strconv.Atoi(q.Get("limit"))
+	if err != nil || limit <= 0 {
+		limit = HistoryPage
+	}
+	limit, offset = min(limit, 1000), max(offset, 0)
+	x := h.Index()
+	listed := x.List(f)
+	var found map[string]history.Match
+	if text := q.Get("q"); text != "" {
+		var runs []*history.Run
+		for _, s := range listed {
+			runs = append(runs, s.Runs...)
+		}
+		found = map[string]history.Match{}
+		for m, err := range x.Search(r.Context(), text, runs) {
+			if err == nil {
+				found[m.Run.ID] = m
+			}
+		}
+		listed = slices.DeleteFunc(listed, func(s history.Listed) bool {
+			return !slices.ContainsFunc(s.Runs, func(r *history.Run) bool { _, ok := found[r.ID]; return ok })
+		})
+	}
+	var est history.Estimate
+	for _, s := range listed {
+		est.Merge(s.Cost)
+	}
+	if offset+limit < len(listed) {
+		w.Header().Set("X-Next-Offset", strconv.Itoa(offset+limit))
+	}
+	w.Header().Set("X-Estimate", headerSafe(est.Note()))
+	page := listed[min(offset, len(listed)):min(offset+limit, len(listed))]
+	out := make([]history.SessionJSON, 0, len(page))
+	for _, s := range page {
+		j := s.JSON()
+		for _, r := range s.Runs {
+			if m, ok := found[r.ID]; ok {
+				j.Matches = append(j.Matches, m.JSON())
+			}
+		}
+		out = append(out, j)
+	}
+	b, err := json.Marshal(out)
+	writeJSON(w, safetext.EscapeJSON(b), err)
+}
+
+// headerSafe is s with what a header cannot carry escaped.
+func headerSafe(s string) string { return safetext.OneLine(s, 4096) }
+
+// usage answers /api/usage.
+func (h *History) usage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	loc, err := location(q)
+	if err != nil {
+		http.Error(w, "tz: not a time zone", http.StatusBadRequest)
+		return
+	}
+	f, err := filter(q, loc, time.Now())
+	if err != nil {
+		http.Error(w, "since or until: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	by := q.Get("by")
+	if by == "" {
+		by = history.ByDay
+	}
+	rows, total, err := h.Index().Usage(f, by, loc, q.Get("breakdown") != "")
+	if err != nil {
+		http.Error(w, "by: want one of "+strings.Join(history.Bys, ", "), http.StatusBadRequest)
+		return
+	}
+	b, err := json.Marshal(history.Report(by, loc, rows, total))
+	writeJSON(w, safetext.EscapeJSON(b), err)
+}
+
+// events answers /api/events: "changed" each time the history changes.
+func (h *History) events(w http.ResponseWriter, r *http.Request) {
+	a := h.access
+	if a.clients.Add(1) > a.maxClients {
+		a.clients.Add(-1)
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, "too many clients", http.StatusServiceUnavailable)
+		return
+	}
+	defer a.clients.Add(-1)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if rc.Flush() != nil {
+		return
+	}
+	keep := time.NewTimer(a.keepAlive)
+	defer keep.Stop()
+	send := func(b string) bool {
+		rc.SetWriteDeadline(time.Now().Add(a.writeTimeout))
+		_, err := w.Write([]byte(b))
+		return err == nil && rc.Flush() == nil
+	}
+	h.mu.Lock()
+	seen := h.version
+	h.mu.Unlock()
+	for {
+		h.mu.Lock()
+		version, changed := h.version, h.changed
+		h.mu.Unlock()
+		if version != seen { // the latest: a page asks for the history as it stands
+			seen = version
+			if !send("event: changed\ndata: " + strconv.FormatInt(version, 10) + "\n\n") {
+				return
+			}
+			continue
+		}
+		select {
+		case <-changed:
+		case <-keep.C:
+			if !send(": keep-alive\n\n") {
+				return
+			}
+			keep.Reset(a.keepAlive)
+		case <-r.Context().Done():
+			return
+		case <-h.ctx.Done():
+			return
+		}
+	}
+}
