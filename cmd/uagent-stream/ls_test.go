@@ -361,7 +361,7 @@ func TestOpenByID(t *testing.T) {
 
 	code, _, stderr = runCmd(t, "", "stats", "nothing-here")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "nothing-here: no such file or directory (nor is it the id of a run or session of the history")
+	assert.Regexp(t, `nothing-here: (?i:no such file or directory) \(nor is it the id of a run or session of the history`, stderr)
 
 	// A path that exists wins over an id.
 	t.Chdir(t.TempDir())

@@ -425,15 +425,30 @@ async function children() {
   $("children-box").hidden = false;
   for (const k of kids) {
     const li = el("li");
-    const a = el("a", "", k.title || k.session_id);
+    const a = el("a", "", shown(k.title || k.session_id));
     a.href = "/sessions/" + encodeURIComponent(k.session_id) + "/";
     li.appendChild(a);
-    li.appendChild(document.createTextNode(" · " + (k.source === "review" ? "review" : "subagent") + " · " + k.runs + " runs · " + k.status));
+    li.appendChild(document.createTextNode(" · " + (k.source === "review" ? "review" : "subagent") + " · " + k.runs + " runs · " + shown(k.status)));
     $("children").appendChild(li);
   }
 }
 
 // ---- the history: its sessions, and its usage ----
+
+// shown makes a string of the history safe to show, as the command's
+// sanitizer does: what a reader cannot see or that reorders text (C0 and
+// C1 controls, DEL, the bidirectional controls, the invisible
+// default-ignorable code points) becomes a visible escape, \x1b or
+// \u202e; it is then set as text, never markup.
+const invisible = /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2028\u2029\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]|\udb40[\udc00-\udfff]/g;
+function shown(s) {
+  return String(s === undefined || s === null ? "" : s).replace(invisible, (c) => {
+    if (c === "\n") return "\\n";
+    const code = c.codePointAt(0);
+    if (code < 0x20 || code === 0x7f) return "\\x" + code.toString(16).padStart(2, "0");
+    return [...c].map((u) => "\\u" + u.codePointAt(0).toString(16).padStart(4, "0")).join("");
+  });
+}
 
 function money(usd, unpriced) {
   if (usd === null || usd === undefined) return "?";
@@ -486,11 +501,11 @@ async function showIndex() {
     const tr = el("tr", s.parent_session_id ? "child" : "");
     tr.dataset.session = s.session_id;
     tr.dataset.status = s.status;
-    const title = el("a", "", (s.parent_session_id ? (s.source === "review" ? "↳ review: " : "↳ ") : "") + (s.title || s.session_id));
+    const title = el("a", "", (s.parent_session_id ? (s.source === "review" ? "↳ review: " : "↳ ") : "") + shown(s.title || s.session_id));
     title.href = "/sessions/" + encodeURIComponent(s.session_id) + "/";
     const tk = s.tokens || {};
-    const cells = [when(s.last_activity_at), title, s.runs, s.status, s.model, compact(tk.input) + "/" + compact(tk.output),
-      money(s.cost_usd, s.unpriced_tokens), s.workspace];
+    const cells = [when(s.last_activity_at), title, s.runs, shown(s.status), shown(s.model), compact(tk.input) + "/" + compact(tk.output),
+      money(s.cost_usd, s.unpriced_tokens), shown(s.workspace)];
     for (const c of cells) {
       const td = el("td");
       if (typeof c === "object") td.appendChild(c); else td.textContent = String(c);
@@ -502,10 +517,10 @@ async function showIndex() {
       const hit = el("tr", "hit");
       const td = el("td");
       td.colSpan = 8;
-      const a = el("a", "", "⌕ " + m.run_id + " · " + when(m.at) + " · ");
+      const a = el("a", "", "⌕ " + shown(m.run_id) + " · " + when(m.at) + " · ");
       a.href = "/runs/" + encodeURIComponent(m.run_id) + "/#line-" + m.line;
       td.appendChild(a);
-      td.appendChild(el("span", "snippet", m.snippet));
+      td.appendChild(el("span", "snippet", shown(m.snippet)));
       hit.appendChild(td);
       tbody.appendChild(hit);
     }
@@ -526,7 +541,7 @@ async function showIndex() {
     next.onclick = (e) => { e.preventDefault(); index.offset = Number(res.headers.get("X-Next-Offset")); showIndex(); };
     paging.appendChild(next);
   }
-  $("estimate").textContent = res.headers.get("X-Estimate") || "";
+  $("estimate").textContent = shown(res.headers.get("X-Estimate") || "");
   setState("live");
 }
 
@@ -534,7 +549,19 @@ function startIndex() {
   $("index-view").hidden = false;
   $("run-view").hidden = true;
   $("title").textContent = "uagent history";
-  $("filters").addEventListener("submit", (e) => { e.preventDefault(); index.offset = 0; showIndex(); });
+  // The filters are the address's (a form sent as a page asks for it), so
+  // that a filtered index is a link.
+  const params = new URLSearchParams(location.search);
+  for (const f of $("filters").elements) if (f.name && params.has(f.name)) f.value = params.get(f.name);
+  index.offset = Number(params.get("offset")) || 0;
+  $("filters").addEventListener("submit", (e) => {
+    e.preventDefault();
+    index.offset = 0;
+    const q = indexQuery();
+    q.delete("limit");
+    history.replaceState(null, "", "/?" + q);
+    showIndex();
+  });
   showIndex();
   const es = new EventSource("/api/events");
   es.onerror = () => { if (es.readyState !== EventSource.CLOSED) setState("reconnecting"); };
@@ -569,7 +596,7 @@ function drawUsage(rows) {
     bar.dataset.period = r.period;
     bar.dataset.tokens = String(r.total_tokens || 0);
     const title = document.createElementNS(SVG, "title");
-    title.textContent = r.period + " · " + (r.total_tokens || 0) + " tokens · " + money(r.cost_usd, r.unpriced_tokens);
+    title.textContent = shown(r.period) + " · " + (r.total_tokens || 0) + " tokens · " + money(r.cost_usd, r.unpriced_tokens);
     bar.appendChild(title);
     svg.appendChild(bar);
     if (r.cost_usd !== null && r.cost_usd !== undefined) {
@@ -582,7 +609,7 @@ function drawUsage(rows) {
     const label = document.createElementNS(SVG, "text");
     label.setAttribute("x", String(left + i * w));
     label.setAttribute("y", String(height + 4));
-    label.textContent = r.period.slice(5);
+    label.textContent = shown(r.period.slice(5));
     svg.appendChild(label);
   });
 }
@@ -600,11 +627,11 @@ async function startUsage() {
     const tr = el("tr", r === u.total ? "total" : "");
     const tk = r.tokens || {};
     const n = (v) => (Number(v) || 0).toLocaleString("en-US");
-    for (const c of [r.period, r.sessions, r.runs, n(r.uncached_input), n(tk.cached_input), n(tk.cache_write_input),
+    for (const c of [shown(r.period), r.sessions, r.runs, n(r.uncached_input), n(tk.cached_input), n(tk.cache_write_input),
       n(tk.output) + " (" + n(tk.reasoning) + ")", n(r.total_tokens), money(r.cost_usd, r.unpriced_tokens)]) tr.appendChild(el("td", "", c));
     tbody.appendChild(tr);
   }
-  $("usage-estimate").textContent = u.estimate || "";
+  $("usage-estimate").textContent = shown(u.estimate || "");
   setState("live");
 }
 

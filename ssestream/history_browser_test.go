@@ -1,0 +1,148 @@
+//go:build unix
+
+package ssestream
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/internal/testenv"
+	"github.com/uagentkit/stream/uahstream"
+)
+
+// screenshot saves the page as dir/name.png when UAGENT_STREAM_SCREENSHOTS
+// names a directory (docs/, for the guides' pictures).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	dir := os.Getenv("UAGENT_STREAM_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
+}
+
+// The history in Chromium: the index finds every session (subagents and
+// reviewers under their parent, the hostile title as text), filters,
+// searches and follows a hit to its run at its line; a session shows its
+// runs and links its subagents; a run written while the index is open
+// appears within two seconds and ends; the usage page's total is the
+// history's.
+func TestHistoryPageInChromium(t *testing.T) {
+	ctx := testenv.Browser(t)
+	f, srv, _ := servedHistory(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
+	until(t, ctx, `document.querySelectorAll("#sessions tbody tr[data-session]").length === 7`)
+	rows := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#sessions tbody tr[data-session]")].map((tr) => tr.dataset.session + "|" + tr.className)`)
+	assert.Equal(t, []string{histgen.Live + "|", histgen.Unpriced + "|", histgen.Copied + "|", histgen.Flaky + "|", histgen.Reviewer + "|child",
+		histgen.Sub + "|child", histgen.Old + "|"}, rows)
+	assert.Equal(t, `Say hi \x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\u202e\u200b\x00<script>&`,
+		browserJS[string](t, ctx, `document.querySelector('tr[data-session="`+histgen.Unpriced+`"] a').textContent`),
+		"the hostile title, as text, what a reader cannot see escaped as the command escapes it")
+	assert.Zero(t, browserJS[int](t, ctx, `document.querySelectorAll("#sessions script").length`))
+	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("estimate").textContent`), "API-price estimates")
+	screenshot(t, ctx, "history-index")
+
+	// A filter, then the search, whose hit goes to its run at its line.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#filters select[name=status]`), "running")))
+	browserJS[bool](t, ctx, `document.getElementById("filters").requestSubmit() || true`) // as a person's click sends it
+	until(t, ctx, `document.querySelectorAll("#sessions tbody tr[data-session]").length === 1`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`#filters select[name=status]`), ""),
+		chromedp.SetValue(chromedp.CSS(`#filters input[name=q]`), "LINE 88")))
+	browserJS[bool](t, ctx, `document.getElementById("filters").requestSubmit() || true`)
+	assert.Contains(t, browserJS[string](t, ctx, `location.search`), "q=LINE+88", "the filtered index is a link")
+	until(t, ctx, `document.querySelectorAll("#sessions tr.hit a").length === 1`)
+	href := browserJS[string](t, ctx, `document.querySelector("#sessions tr.hit a").getAttribute("href")`)
+	assert.Equal(t, "/runs/20261102-000500-b2c3d4e5/#line-6", href)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+href))) // where the link goes
+	until(t, ctx, `document.querySelector("#transcript li.hit") !== null`)
+	assert.Contains(t, browserJS[string](t, ctx, `document.querySelector("#transcript li.hit").textContent`), "In parser.go, line 88.")
+
+	// A session: its runs, its subagents linked.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/sessions/"+histgen.Flaky+"/")))
+	until(t, ctx, `document.getElementById("state").textContent.includes("finished")`)
+	until(t, ctx, `document.querySelectorAll("#children a").length === 2`)
+	transcript := browserJS[string](t, ctx, `document.getElementById("transcript").textContent`)
+	assert.Contains(t, transcript, "run 1 · 20261101-235000-a1f1a2b3")
+	assert.Contains(t, transcript, "run 2 · 20261102-002000-a1f1a2b3")
+	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), histgen.Flaky)
+	screenshot(t, ctx, "history-session")
+
+	// The usage page: its total is the history's (hand-worked in the
+	// history package's tests: 2,203,610 tokens, 9 runs).
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/usage?tz=UTC")))
+	until(t, ctx, `document.querySelector("#usage tr.total") !== null`)
+	total := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage tr.total td")].map((td) => td.textContent)`)
+	assert.Equal(t, []string{"total", "7", "9", "533,000", "1,600,000", "30,000", "40,610 (11,500)", "2,203,610", "≥$2.52"}, total)
+	assert.Equal(t, 5, browserJS[int](t, ctx, `document.querySelectorAll("#usage-chart rect.tokens").length`), "a bar a day")
+	screenshot(t, ctx, "history-usage")
+
+	// Live: a run that starts while the index is open appears, then ends.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
+	until(t, ctx, `document.querySelectorAll("#sessions tbody tr[data-session]").length === 7`)
+	run := histgen.Run{Homes: []string{f.Uah}, ID: "20261106-000000-d0d0d0d0", Session: "d0d0d0d0-0000-4000-8000-000000000000",
+		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "live one"}
+	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	began := time.Now()
+	until(t, ctx, `document.querySelector('tr[data-session="d0d0d0d0-0000-4000-8000-000000000000"][data-status="running"]') !== null`)
+	assert.Less(t, time.Since(began), 2*FollowEvery+time.Second, "within two seconds")
+	run.Status = "ok"
+	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	until(t, ctx, `document.querySelector('tr[data-session="d0d0d0d0-0000-4000-8000-000000000000"][data-status="ok"]') !== null`)
+}
+
+// A file html wrote reads with the network off: the transcript is there,
+// and the page asked for nothing.
+func TestHTMLFileOffline(t *testing.T) {
+	ctx := testenv.Browser(t)
+	b, err := os.ReadFile("../testdata/run.jsonl")
+	require.NoError(t, err)
+	s := new(uahstream.Session)
+	rec := NewRecording(s)
+	defer rec.Close()
+	require.NoError(t, rec.Consume(bytes.NewReader(b)))
+	rec.End(nil)
+	var page bytes.Buffer
+	require.NoError(t, WriteHTML(&page, rec))
+	path := filepath.Join(t.TempDir(), "run.html")
+	require.NoError(t, os.WriteFile(path, page.Bytes(), 0o644))
+
+	var mu sync.Mutex
+	var requests []string
+	require.NoError(t, chromedp.Do(ctx)) // the tab, to listen to
+	require.NoError(t, chromedp.Listen(ctx, func(ev any) {
+		if r, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			requests = append(requests, r.Request.URL)
+			mu.Unlock()
+		}
+	}))
+	_, err = chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	require.NoError(t, err)
+	_, err = chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+		MatchedNetworkConditions: []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}}})
+	require.NoError(t, err, "the network off")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate("file://"+path)))
+	until(t, ctx, `document.getElementById("state").textContent.includes("finished")`)
+	transcript := browserJS[string](t, ctx, `document.getElementById("transcript").textContent`)
+	assert.Contains(t, transcript, "answer: a.txt has 3 lines; b.txt does not exist.")
+	until(t, ctx, `document.getElementById("totals").textContent.includes("tool calls 3")`)
+	until(t, ctx, `document.querySelectorAll("#timeline rect.bar").length === 5`) // two turns, three tools, from the embedded intervals
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, requests, "the file itself")
+	for _, u := range requests {
+		assert.True(t, strings.HasPrefix(u, "file://"), "a request left the file: %s", u)
+	}
+}

@@ -1,0 +1,236 @@
+package ssestream
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/histgen"
+)
+
+// served is a History of a fixture's history, on a test server.
+func servedHistory(t *testing.T, opts ...Option) (histgen.Fixture, *httptest.Server, *History) {
+	t.Helper()
+	f, err := histgen.WriteFixture(t.TempDir())
+	require.NoError(t, err)
+	h := NewHistory(history.Open(history.DefaultPrices(), f.Dirs()...), opts...)
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() {
+		h.Close() // ends its event streams, which a browser keeps open
+		srv.Close()
+	})
+	return f, srv, h
+}
+
+func fetch(t *testing.T, url string, hdr map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }, Timeout: 5 * time.Second}
+	res, err := c.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	return res, string(b)
+}
+
+// routes are every route of a History, one of each kind.
+var routes = []string{"/", "/usage", "/app.js", "/api/sessions", "/api/usage", "/runs/20261102-002000-a1f1a2b3/",
+	"/runs/20261102-002000-a1f1a2b3/summary", "/sessions/" + histgen.Flaky + "/", "/sessions/" + histgen.Flaky + "/children",
+	"/sessions/" + histgen.Flaky + "/intervals", "/sessions/" + histgen.Flaky + "/session"}
+
+// Every route is guarded as serve's are: without a token, a Host that
+// does not name the server locally is refused (403); with one, a request
+// without it is refused (401), and one with it is served.
+func TestHistoryAccess(t *testing.T) {
+	_, srv, _ := servedHistory(t)
+	for _, r := range routes {
+		res, _ := fetch(t, srv.URL+r, nil)
+		assert.Equal(t, http.StatusOK, res.StatusCode, r)
+		res, _ = fetch(t, srv.URL+r, map[string]string{"Host": "evil.example:80"})
+		assert.Equal(t, http.StatusForbidden, res.StatusCode, "%s: DNS rebinding", r)
+	}
+	_, tsrv, _ := servedHistory(t, WithToken("s3cret"))
+	for _, r := range routes {
+		res, _ := fetch(t, tsrv.URL+r, nil)
+		assert.Equal(t, http.StatusUnauthorized, res.StatusCode, r)
+		res, _ = fetch(t, tsrv.URL+r, map[string]string{"Authorization": "Bearer s3cret"})
+		assert.Equal(t, http.StatusOK, res.StatusCode, r)
+		res, _ = fetch(t, tsrv.URL+r, map[string]string{"Authorization": "Bearer s3cret", "Host": "anywhere.example:80"})
+		assert.Equal(t, http.StatusOK, res.StatusCode, "%s: the token guards it, whatever the Host", r)
+	}
+	res, _ := fetch(t, tsrv.URL+"/api/sessions?token=s3cret", nil)
+	assert.Equal(t, http.StatusOK, res.StatusCode, "a program's ?token=")
+	res, _ = fetch(t, tsrv.URL+"/?token=s3cret", nil)
+	assert.Equal(t, http.StatusSeeOther, res.StatusCode, "a page's ?token= is a cookie and a redirect")
+}
+
+// Nothing from the history reaches a route unescaped: the JSON routes
+// carry its strings as \u escapes (no control, no markup character, no
+// invisible one raw); the pages are the page, its view and base as
+// attributes; the estimate header is one line of text.
+func TestHistoryRoutesEscape(t *testing.T) {
+	_, srv, _ := servedHistory(t)
+	for _, r := range append(routes, "/api/sessions?q=say+hi", "/api/usage?by=model&breakdown=1", "/api/usage?by=workspace",
+		"/runs/20261103-120000-f6071829/summary", "/sessions/"+histgen.Unpriced+"/session", "/sessions/"+histgen.Unpriced+"/intervals") {
+		res, body := fetch(t, srv.URL+r, nil)
+		require.Equal(t, http.StatusOK, res.StatusCode, r)
+		for _, bad := range []string{"\x1b", "\x07", "\x00", "\u202e", "\u200b", "<script>&"} {
+			assert.NotContains(t, body, bad, "%s holds %q raw", r, bad)
+		}
+		for k, vs := range res.Header {
+			for _, v := range vs {
+				assert.NotContains(t, v, "\x1b", "%s: header %s", r, k)
+			}
+		}
+	}
+	_, body := fetch(t, srv.URL+"/api/sessions?q=say+hi", nil)
+	var got []history.SessionJSON
+	require.NoError(t, json.Unmarshal([]byte(body), &got))
+	require.Len(t, got, 1)
+	assert.Equal(t, "Say hi "+histgen.Hostile, got[0].Title, "the same string, escaped")
+	require.Len(t, got[0].Matches, 1)
+	assert.Contains(t, got[0].Matches[0].Snippet, histgen.Hostile)
+
+	res, _ := fetch(t, srv.URL+"/sessions/<script>/", nil)
+	assert.Equal(t, http.StatusNotFound, res.StatusCode)
+	res, _ = fetch(t, srv.URL+"/runs/20261102-002000-a1f1a2b3", nil)
+	assert.Equal(t, http.StatusMovedPermanently, res.StatusCode)
+	assert.Equal(t, "/runs/20261102-002000-a1f1a2b3/", res.Header.Get("Location"))
+}
+
+// /api/sessions is ls --json's objects, a page at a time: ?limit= and
+// ?offset=, X-Next-Offset naming the next page; every session once over
+// the pages; the filters as parameters.
+func TestHistoryPages(t *testing.T) {
+	dirs, err := histgen.Many(t.TempDir(), 1250)
+	require.NoError(t, err)
+	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
+	srv := httptest.NewServer(h)
+	defer func() { h.Close(); srv.Close() }()
+	seen := map[string]bool{}
+	pages := 0
+	for next := "0"; next != ""; pages++ {
+		res, body := fetch(t, srv.URL+"/api/sessions?offset="+next, nil)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		var page []history.SessionJSON
+		require.NoError(t, json.Unmarshal([]byte(body), &page))
+		assert.LessOrEqual(t, len(page), HistoryPage)
+		for _, s := range page {
+			assert.False(t, seen[s.SessionID], "%s twice", s.SessionID)
+			seen[s.SessionID] = true
+		}
+		next = res.Header.Get("X-Next-Offset")
+	}
+	assert.Len(t, seen, 250)
+	assert.Equal(t, 3, pages)
+
+	_, body := fetch(t, srv.URL+"/api/sessions?limit=5&workspace=/home/dev/p3&since=2026-09-01", nil)
+	var page []history.SessionJSON
+	require.NoError(t, json.Unmarshal([]byte(body), &page))
+	assert.Len(t, page, 5)
+	for _, s := range page {
+		assert.Equal(t, "/home/dev/p3", s.Workspace)
+	}
+	res, _ := fetch(t, srv.URL+"/api/sessions?since=yesterday", nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+	res, _ = fetch(t, srv.URL+"/api/usage?by=year", nil)
+	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
+}
+
+// A run that starts while the history is served is said on /api/events
+// within two FollowEvery, and so is its end; the index has it.
+func TestHistoryIsLive(t *testing.T) {
+	f, srv, _ := servedHistory(t)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	changed := make(chan string, 10)
+	go func() {
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "event: changed") {
+				changed <- sc.Text()
+			}
+		}
+		close(changed)
+	}()
+	run := histgen.Run{Homes: []string{f.Uagent}, ID: "20261106-000000-c0c0c0c0", Session: "c0c0c0c0-0000-4000-8000-000000000000",
+		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "a new one"}
+	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	select {
+	case <-changed:
+	case <-time.After(2*FollowEvery + time.Second):
+		t.Fatal("no changed event within two seconds of a new run")
+	}
+	_, body := fetch(t, srv.URL+"/api/sessions?limit=1", nil)
+	assert.Contains(t, body, `"status":"running"`)
+	assert.Contains(t, body, "c0c0c0c0")
+	run.Status = "ok"
+	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	select {
+	case <-changed:
+	case <-time.After(2*FollowEvery + time.Second):
+		t.Fatal("no changed event when the run ended")
+	}
+	_, body = fetch(t, srv.URL+"/api/sessions?limit=1", nil)
+	assert.Contains(t, body, `"status":"ok"`)
+}
+
+// A History keeps the pages used last, HistoryPages of them, and lets go
+// of the others (their recordings closed).
+func TestHistoryKeepsThePagesUsedLast(t *testing.T) {
+	dirs, err := histgen.Many(t.TempDir(), 60)
+	require.NoError(t, err)
+	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
+	srv := httptest.NewServer(h)
+	defer func() { h.Close(); srv.Close() }()
+	runs := h.Index().Runs()
+	for _, r := range runs[:HistoryPages+4] {
+		res, body := fetch(t, srv.URL+"/runs/"+r.ID+"/summary", nil)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		_ = body
+	}
+	h.mu.Lock()
+	n := len(h.pages)
+	h.mu.Unlock()
+	assert.Equal(t, HistoryPages, n)
+}
+
+// A run's page of the history serves the run as serve serves it: its
+// events end with the end event, and its summary is the run's.
+func TestHistoryRunPage(t *testing.T) {
+	_, srv, _ := servedHistory(t)
+	_, body := fetch(t, srv.URL+"/runs/20261102-002000-a1f1a2b3/events", nil)
+	assert.True(t, strings.HasPrefix(body, "id: 1\nevent: run_started\n"), body)
+	assert.Contains(t, body, "event: end\ndata: {\"ending\":\"finished\",\"status\":\"ok\",\"exit_code\":0}")
+	var sum stream.SummaryDTO
+	_, body = fetch(t, srv.URL+"/runs/20261102-002000-a1f1a2b3/summary", nil)
+	require.NoError(t, json.Unmarshal([]byte(body), &sum))
+	assert.Equal(t, int64(500000), sum.Stats.Tokens.Input)
+	_, body = fetch(t, srv.URL+"/sessions/"+histgen.Flaky+"/events", nil)
+	assert.True(t, strings.HasPrefix(body, "id: 1\nevent: session_opened\ndata: {\"v\":1,\"type\":\"session_opened\",\"at\":\"2026-11-01T23:50:00Z\",\"id\":\""+histgen.Flaky+"\""), body[:min(len(body), 300)])
+	assert.Equal(t, 2, strings.Count(body, "event: run_started"))
+	_, body = fetch(t, srv.URL+"/sessions/"+histgen.Flaky+"/children", nil)
+	var kids []history.SessionJSON
+	require.NoError(t, json.Unmarshal([]byte(body), &kids))
+	require.Len(t, kids, 2)
+	assert.Equal(t, []string{histgen.Reviewer, histgen.Sub}, []string{kids[0].SessionID, kids[1].SessionID})
+}
