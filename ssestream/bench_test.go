@@ -2,6 +2,7 @@ package ssestream
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/corpus"
+	"github.com/uagentkit/stream/internal/histgen"
 )
 
 // BenchmarkWriterWithClients measures what readers cost the one writer: the
@@ -88,3 +92,44 @@ func follow(srv *httptest.Server, ready chan<- struct{}, summary bool) {
 	res.Body.Close()
 	close(done)
 }
+
+// BenchmarkHistoryIndex answers the index of a history of 20,000 runs
+// (histgen.Many: two homes, 4,000 sessions), its first page as the page
+// asks for it (/api/sessions), from the index the server holds; and reads
+// the history again as the server does every second (Reopen: its listing
+// and the runs going on, not the runs that ended).
+func BenchmarkHistoryIndex(b *testing.B) {
+	dirs, err := histgen.Many(b.TempDir(), 20000)
+	require.NoError(b, err)
+	x := history.Open(history.DefaultPrices(), dirs...)
+	h := NewHistory(x)
+	defer h.Close()
+	b.Run("api-sessions", func(b *testing.B) {
+		for b.Loop() {
+			req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:80/api/sessions", nil)
+			req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, localAddr{}))
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, req)
+			if w.Code != http.StatusOK {
+				b.Fatalf("%d: %s", w.Code, w.Body)
+			}
+		}
+	})
+	b.Run("reopen", func(b *testing.B) {
+		for b.Loop() {
+			x = x.Reopen()
+		}
+	})
+	b.Run("open", func(b *testing.B) {
+		for b.Loop() {
+			history.Open(history.DefaultPrices(), dirs...)
+		}
+	})
+}
+
+// localAddr is the address a request came in on: the loopback one, port
+// 80, as a Host of 127.0.0.1 names it.
+type localAddr struct{}
+
+func (localAddr) Network() string { return "tcp" }
+func (localAddr) String() string  { return "127.0.0.1:80" }

@@ -4,9 +4,13 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,4 +128,51 @@ func TestHistoryListsInBoundedMemory(t *testing.T) {
 		t.Logf("%s: peak RSS %d MiB", command, peak>>20)
 		assert.Less(t, peak, int64(64<<20), "%s of a history of 10,000 runs", command)
 	}
+}
+
+// serve of a history of 20,000 runs stays under 128 MiB of resident
+// memory after serving the index, ten session pages (each page's routes:
+// events, session, intervals, children) and the usage page; and it
+// follows the history (Reopen every second) without reading it all again.
+// BenchmarkHistoryIndex in ssestream measures the index's time.
+func TestServeHistoryMemoryIsBounded(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race changes what memory is")
+	}
+	dirs, err := histgen.Many(t.TempDir(), 20000)
+	require.NoError(t, err)
+	url, cmd, stderr := served(t, nil, "--state-dir", dirs[0], "--state-dir", dirs[1])
+	getBody := func(path string) []byte {
+		res, err := http.Get(url + path)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", path, b)
+		return b
+	}
+	var sessions []struct {
+		SessionID string `json:"session_id"`
+	}
+	require.NoError(t, json.Unmarshal(getBody("/api/sessions"), &sessions))
+	require.Len(t, sessions, 100, "a page of the 4,000 sessions")
+	getBody("/")
+	for _, s := range sessions[:10] {
+		for _, r := range []string{"", "events", "session", "intervals", "children"} {
+			getBody("/sessions/" + s.SessionID + "/" + r)
+		}
+	}
+	getBody("/usage")
+	getBody("/api/usage")
+	time.Sleep(2 * time.Second) // a Reopen or two
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	require.NoError(t, err)
+	var peak int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			fmt.Sscanf(strings.TrimSpace(v), "%d", &peak)
+		}
+	}
+	t.Logf("serve of 20,000 runs: peak RSS %d MiB", peak>>10)
+	assert.Less(t, peak<<10, int64(128<<20), "peak RSS; stderr: %s", stderr.String())
 }
