@@ -217,6 +217,10 @@ func (x *Export) Held() int { return x.heldRuns }
 // by its run id (heldRun): a session stream that grew adds only its new
 // runs.
 func (x *Export) plan(srcs []Source) (todo []Source) {
+	held := map[string]int{} // runs held, by their source: counted once, not for every source
+	for _, r := range x.held {
+		held[r.Source]++
+	}
 	seen := map[string]bool{}
 	for _, s := range srcs {
 		if seen[s.key] {
@@ -224,11 +228,7 @@ func (x *Export) plan(srcs []Source) (todo []Source) {
 		}
 		seen[s.key] = true
 		if h, ok := x.sources[s.key]; ok && h.fingerprint == s.fingerprint {
-			for _, r := range x.held {
-				if r.Source == s.key {
-					x.heldRuns++
-				}
-			}
+			x.heldRuns += held[s.key]
 			continue
 		}
 		todo = append(todo, s)
