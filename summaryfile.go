@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/uagentkit/stream/internal/jsonparse"
+	"github.com/uagentkit/stream/internal/regular"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -111,14 +112,21 @@ func writeSummaryFile(fsys fileSystem, path string, s SummaryDTO) (err error) {
 	return nil
 }
 
+// MaxSummaryFile is the largest summary.json ReadSummaryFile reads: a
+// summary holds a run's answer, and the runner's answers are far smaller.
+const MaxSummaryFile = 64 << 20
+
 // ReadSummaryFile reads a summary.json. A missing, empty, truncated or
 // non-JSON file, a field of the wrong type and a v other than SchemaVersion
 // are errors naming the file (test them with errors.Is against
 // fs.ErrNotExist, ErrTruncated, ErrSyntax, ErrFieldType and
 // ErrUnsupportedVersion). Any status is accepted, StatusRunning included.
+// Only a regular file is read (a FIFO or a device where summary.json
+// should be is an error, never a read that blocks), of at most
+// MaxSummaryFile bytes.
 func ReadSummaryFile(path string) (SummaryDTO, error) {
 	var s SummaryDTO
-	data, err := os.ReadFile(path)
+	data, err := regular.Read(path, MaxSummaryFile)
 	if err != nil {
 		return s, fmt.Errorf("stream: read summary: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/regular"
 	"github.com/uagentkit/stream/statedir"
 )
 
@@ -345,7 +346,7 @@ func (m *matcher) run(r *Run, buf []byte) (Match, bool, []error) {
 // fileHolds reports whether the bytes of a file hold the needle (folded),
 // or an escaped "\u" (see Search), reading it a buffer at a time.
 func (m *matcher) fileHolds(path string, buf []byte) (bool, error) {
-	f, err := openRegular(path)
+	f, err := regular.Open(path)
 	if err != nil {
 		return false, err
 	}
@@ -367,19 +368,6 @@ func (m *matcher) fileHolds(path string, buf []byte) (bool, error) {
 		tail := min(keep, n)
 		n = copy(buf, buf[n-tail:n])
 	}
-}
-
-// openRegular opens a file that is a regular one (not a FIFO or a
-// device, which could block or never end).
-func openRegular(path string) (*os.File, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file (left out)")
-	}
-	return os.Open(path)
 }
 
 // snippet is the text around s[from:to], on one line: snippetRunes runes

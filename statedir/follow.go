@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/regular"
 )
 
 // Follow returns the run as Events does, as it happens: the records
@@ -94,7 +95,7 @@ type tail struct {
 // call. A file that does not exist yet has none.
 func (t *tail) lines(line func([]byte), stopped *bool) error {
 	if t.f == nil {
-		f, err := os.Open(t.path)
+		f, err := regular.Open(t.path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/regular"
 )
 
 // The variables that place uah's home, as uah reads them.
@@ -237,8 +240,8 @@ func (r *Run) home() string { return filepath.Dir(filepath.Dir(r.Dir)) }
 // (a, from the one listed first, and b), and why, "" when they are the
 // same.
 func choose(a, b *Run) (*Run, string) {
-	sa, _ := os.ReadFile(a.path(SummaryFile))
-	sb, _ := os.ReadFile(b.path(SummaryFile))
+	sa, _ := regular.Read(a.path(SummaryFile), stream.MaxSummaryFile)
+	sb, _ := regular.Read(b.path(SummaryFile), stream.MaxSummaryFile)
 	na, nb := size(a.path(EventsFile)), size(b.path(EventsFile))
 	switch {
 	case bytes.Equal(sa, sb) && na == nb:
@@ -281,7 +284,7 @@ func (h *History) readSidecars(dir string) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
+		b, err := regular.Read(path, MaxSidecarFile)
 		var sc Sidecar
 		if err == nil {
 			err = json.Unmarshal(b, &sc)

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/regular"
 )
 
 // The files of a run directory.
@@ -41,6 +42,13 @@ const (
 	EventsFile  = "events.jsonl"
 	SummaryFile = "summary.json"
 	StderrFile  = "stderr.log"
+)
+
+// The bounds of the small files of a history: a file over its bound is a
+// Problem, and left out (summary.json's is stream.MaxSummaryFile).
+const (
+	MaxRequestFile = 64 << 20 // request.json: the prompt and the run's messages
+	MaxSidecarFile = 1 << 20  // uah's sidecar: a session's settings, its first prompt cut to 200 characters
 )
 
 // StateDirEnv names the variable that sets the state directory, as
@@ -178,7 +186,7 @@ func OpenRun(dir string) (*Run, error) {
 	}
 	r := &Run{Dir: dir, ID: filepath.Base(dir)}
 	if has[RequestFile] {
-		b, err := os.ReadFile(r.path(RequestFile))
+		b, err := regular.Read(r.path(RequestFile), MaxRequestFile)
 		var req Request
 		if err == nil {
 			err = json.Unmarshal(b, &req)
@@ -320,7 +328,7 @@ func (r *Run) finished() stream.RunFinished {
 
 // records maps every line of events.jsonl.
 func (r *Run) records(m *mapper, stopped *bool) error {
-	f, err := os.Open(r.path(EventsFile))
+	f, err := regular.Open(r.path(EventsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // said by OpenRun
 	}
