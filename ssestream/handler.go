@@ -264,22 +264,35 @@ func after(r *http.Request) int {
 	return 0
 }
 
-func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
+// beginStream admits one more event stream (one above maxClients is
+// answered 503) and sends its headers; end lets it go. ok is false when
+// the stream is not to be served.
+func (h *Handler) beginStream(w http.ResponseWriter) (rc *http.ResponseController, end func(), ok bool) {
 	if h.clients.Add(1) > h.maxClients {
 		h.clients.Add(-1)
 		w.Header().Set("Retry-After", "5")
 		http.Error(w, "too many clients", http.StatusServiceUnavailable)
-		return
+		return nil, nil, false
 	}
-	defer h.clients.Add(-1)
-	rc := http.NewResponseController(w)
+	end = func() { h.clients.Add(-1) }
+	rc = http.NewResponseController(w)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	if rc.Flush() != nil { // the headers, before any line
+	if rc.Flush() != nil { // the headers, before any event
+		end()
+		return nil, nil, false
+	}
+	return rc, end, true
+}
+
+func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
+	rc, end, ok := h.beginStream(w)
+	if !ok {
 		return
 	}
+	defer end()
 	skip := after(r)
 	keep := time.NewTimer(h.keepAlive)
 	defer keep.Stop()

@@ -322,24 +322,31 @@ func filter(q url.Values, loc *time.Location, now time.Time) (history.Filter, er
 	return f, err
 }
 
-func location(q url.Values) (*time.Location, error) {
-	if tz := q.Get("tz"); tz != "" {
-		return time.LoadLocation(tz)
-	}
-	return time.Local, nil
-}
-
-// sessions answers /api/sessions.
-func (h *History) sessions(w http.ResponseWriter, r *http.Request) {
+// query is what a request's parameters ask for: the time zone (?tz=)
+// and the filter; false when they are not what they should be (answered
+// 400).
+func query(w http.ResponseWriter, r *http.Request) (url.Values, *time.Location, history.Filter, bool) {
 	q := r.URL.Query()
-	loc, err := location(q)
-	if err != nil {
-		http.Error(w, "tz: not a time zone", http.StatusBadRequest)
-		return
+	loc := time.Local
+	if tz := q.Get("tz"); tz != "" {
+		var err error
+		if loc, err = time.LoadLocation(tz); err != nil {
+			http.Error(w, "tz: not a time zone", http.StatusBadRequest)
+			return nil, nil, history.Filter{}, false
+		}
 	}
 	f, err := filter(q, loc, time.Now())
 	if err != nil {
 		http.Error(w, "since or until: "+err.Error(), http.StatusBadRequest)
+		return nil, nil, history.Filter{}, false
+	}
+	return q, loc, f, true
+}
+
+// sessions answers /api/sessions.
+func (h *History) sessions(w http.ResponseWriter, r *http.Request) {
+	q, _, f, ok := query(w, r)
+	if !ok {
 		return
 	}
 	offset, _ := strconv.Atoi(q.Get("offset"))
@@ -394,15 +401,8 @@ func headerSafe(s string) string { return safetext.OneLine(s, 4096) }
 
 // usage answers /api/usage.
 func (h *History) usage(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	loc, err := location(q)
-	if err != nil {
-		http.Error(w, "tz: not a time zone", http.StatusBadRequest)
-		return
-	}
-	f, err := filter(q, loc, time.Now())
-	if err != nil {
-		http.Error(w, "since or until: "+err.Error(), http.StatusBadRequest)
+	q, loc, f, ok := query(w, r)
+	if !ok {
 		return
 	}
 	by := q.Get("by")
@@ -421,20 +421,11 @@ func (h *History) usage(w http.ResponseWriter, r *http.Request) {
 // events answers /api/events: "changed" each time the history changes.
 func (h *History) events(w http.ResponseWriter, r *http.Request) {
 	a := h.access
-	if a.clients.Add(1) > a.maxClients {
-		a.clients.Add(-1)
-		w.Header().Set("Retry-After", "5")
-		http.Error(w, "too many clients", http.StatusServiceUnavailable)
+	rc, end, ok := a.beginStream(w)
+	if !ok {
 		return
 	}
-	defer a.clients.Add(-1)
-	rc := http.NewResponseController(w)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	if rc.Flush() != nil {
-		return
-	}
+	defer end()
 	keep := time.NewTimer(a.keepAlive)
 	defer keep.Stop()
 	send := func(b string) bool {

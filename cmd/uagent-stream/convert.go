@@ -41,21 +41,7 @@ func cmdConvert(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var w io.Writer = e.stdout
-	var f *os.File
-	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
-			return err
-		}
-		w = f
-	}
-	err = r.Write(w)
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := writeOut(e, *out, r.Write); err != nil {
 		return err
 	}
 	code := 0
@@ -69,4 +55,21 @@ func cmdConvert(e env, args []string) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// writeOut writes what write writes to the file path (-o), else to
+// standard output; a file that cannot be closed is an error too.
+func writeOut(e env, path string, write func(io.Writer) error) error {
+	if path == "" {
+		return write(e.stdout)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

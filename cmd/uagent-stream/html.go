@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"io"
-	"os"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/ssestream"
@@ -39,20 +38,7 @@ func cmdHTML(e env, args []string) error {
 	}
 	rec.End(nil)
 	serious := reportProblems(e, in)
-	var w io.Writer = e.stdout
-	var f *os.File
-	if *out != "" {
-		if f, err = os.Create(*out); err != nil {
-			return err
-		}
-		w = f
-	}
-	err = ssestream.WriteHTML(w, rec)
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
+	err = writeOut(e, *out, func(w io.Writer) error { return ssestream.WriteHTML(w, rec) })
 	switch {
 	case err != nil:
 		return err
