@@ -1,6 +1,7 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -127,4 +128,56 @@ func When(s string, loc *time.Location, now time.Time) (time.Time, error) {
 		return now.Add(-d), nil
 	}
 	return time.Time{}, ErrWhen
+}
+
+// Listing is a listing and its search's matches: the sessions (or runs)
+// that hold the text, each run's first match by its id.
+type Listing struct {
+	Sessions []Listed
+	Runs     []*Run
+	Matches  map[string]Match
+}
+
+// Find lists the sessions that pass f (see List) and, when text is not
+// empty, keeps those whose runs hold it (see Search), with the matches;
+// what could not be read of a run is in errs, and the rest is searched.
+func (x *Index) Find(ctx context.Context, f Filter, text string) (found Listing, errs []error) {
+	found.Sessions = x.List(f)
+	if text == "" {
+		return found, nil
+	}
+	var runs []*Run
+	for _, s := range found.Sessions {
+		runs = append(runs, s.Runs...)
+	}
+	found.Matches, errs = x.matches(ctx, text, runs)
+	found.Sessions = slices.DeleteFunc(found.Sessions, func(s Listed) bool {
+		return !slices.ContainsFunc(s.Runs, func(r *Run) bool { _, ok := found.Matches[r.ID]; return ok })
+	})
+	return found, errs
+}
+
+// FindRuns lists the runs that pass f (see ListRuns) and, when text is
+// not empty, keeps those that hold it, as Find does.
+func (x *Index) FindRuns(ctx context.Context, f Filter, text string) (found Listing, errs []error) {
+	found.Runs = x.ListRuns(f)
+	if text == "" {
+		return found, nil
+	}
+	found.Matches, errs = x.matches(ctx, text, found.Runs)
+	found.Runs = slices.DeleteFunc(found.Runs, func(r *Run) bool { _, ok := found.Matches[r.ID]; return !ok })
+	return found, errs
+}
+
+func (x *Index) matches(ctx context.Context, text string, runs []*Run) (map[string]Match, []error) {
+	out := map[string]Match{}
+	var errs []error
+	for m, err := range x.Search(ctx, text, runs) {
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out[m.Run.ID] = m
+	}
+	return out, errs
 }

@@ -355,24 +355,8 @@ func (h *History) sessions(w http.ResponseWriter, r *http.Request) {
 		limit = HistoryPage
 	}
 	limit, offset = min(limit, 1000), max(offset, 0)
-	x := h.Index()
-	listed := x.List(f)
-	var found map[string]history.Match
-	if text := q.Get("q"); text != "" {
-		var runs []*history.Run
-		for _, s := range listed {
-			runs = append(runs, s.Runs...)
-		}
-		found = map[string]history.Match{}
-		for m, err := range x.Search(r.Context(), text, runs) {
-			if err == nil {
-				found[m.Run.ID] = m
-			}
-		}
-		listed = slices.DeleteFunc(listed, func(s history.Listed) bool {
-			return !slices.ContainsFunc(s.Runs, func(r *history.Run) bool { _, ok := found[r.ID]; return ok })
-		})
-	}
+	res, _ := h.Index().Find(r.Context(), f, q.Get("q")) // a run that cannot be read is one the page does not find
+	listed, found := res.Sessions, res.Matches
 	var est history.Estimate
 	for _, s := range listed {
 		est.Merge(s.Cost)

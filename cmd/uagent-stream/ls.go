@@ -82,35 +82,17 @@ func (l *lister) size() (cols, rows int, ok bool) {
 	return cols, rows, ok
 }
 
-// matches searches the runs for text: each run's first match, by run id.
-func (l *lister) matches(runs []*history.Run, text string) (map[string]history.Match, error) {
-	out := map[string]history.Match{}
-	for m, err := range l.x.Search(context.Background(), text, runs) {
-		if err != nil {
-			fmt.Fprintf(l.e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-			continue
-		}
-		out[m.Run.ID] = m
+// said says on stderr what a search could not read.
+func (l *lister) said(errs []error) {
+	for _, err := range errs {
+		fmt.Fprintf(l.e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 	}
-	return out, nil
 }
 
 func (l *lister) sessions(f history.Filter, search string) error {
-	listed := l.x.List(f)
-	var found map[string]history.Match
-	if search != "" {
-		var runs []*history.Run
-		for _, s := range listed {
-			runs = append(runs, s.Runs...)
-		}
-		var err error
-		if found, err = l.matches(runs, search); err != nil {
-			return err
-		}
-		listed = slices.DeleteFunc(listed, func(s history.Listed) bool {
-			return !slices.ContainsFunc(s.Runs, func(r *history.Run) bool { _, ok := found[r.ID]; return ok })
-		})
-	}
+	res, errs := l.x.Find(context.Background(), f, search)
+	l.said(errs)
+	listed, found := res.Sessions, res.Matches
 	if l.limit > 0 && len(listed) > l.limit {
 		listed = listed[:l.limit]
 	}
@@ -151,15 +133,9 @@ func (l *lister) sessions(f history.Filter, search string) error {
 }
 
 func (l *lister) runs(f history.Filter, search string) error {
-	runs := l.x.ListRuns(f)
-	var found map[string]history.Match
-	if search != "" {
-		var err error
-		if found, err = l.matches(runs, search); err != nil {
-			return err
-		}
-		runs = slices.DeleteFunc(runs, func(r *history.Run) bool { _, ok := found[r.ID]; return !ok })
-	}
+	res, errs := l.x.FindRuns(context.Background(), f, search)
+	l.said(errs)
+	runs, found := res.Runs, res.Matches
 	if l.limit > 0 && len(runs) > l.limit {
 		runs = runs[:l.limit]
 	}
