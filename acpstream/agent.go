@@ -381,12 +381,14 @@ func promptText(blocks []acp.ContentBlock) string {
 	return strings.Join(parts, "\n")
 }
 
-// CloseSession stops the session's run, if any, and forgets the session.
+// CloseSession stops the session's run, if any, and forgets the session:
+// its prompts, the one running and those waiting, answer cancelled, as
+// after session/cancel.
 func (a *Agent) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if s := a.sessions[p.SessionId]; s != nil {
-		s.stopAll(false)
+		s.stopAll(true)
 	}
 	delete(a.sessions, p.SessionId)
 	return acp.CloseSessionResponse{}, nil

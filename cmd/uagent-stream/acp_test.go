@@ -435,4 +435,28 @@ func TestACPSecondPromptWaitsItsTurn(t *testing.T) {
 	b, err = os.ReadFile(hang)
 	require.NoError(t, err)
 	assert.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 1, "the waiting prompt never ran")
+
+	// session/close while one runs and one waits answers both as cancel
+	// does: cancelled, not an internal error.
+	closed := filepath.Join(t.TempDir(), "args.txt")
+	conn, _, _ = acpAgentProcess(t, fakeUagent, "-args-to", closed, "-replay", runFile, "-lines", "3", "-hang")
+	id, _ = newSession(t, conn)
+	for _, text := range []string{"first", "second"} {
+		go func() {
+			res, err := prompt(t.Context(), conn, id, text)
+			assert.NoError(t, err, "session/close answers the prompts as session/cancel does")
+			answers <- res.StopReason
+		}()
+		time.Sleep(200 * time.Millisecond)
+	}
+	_, err = conn.CloseSession(t.Context(), acp.CloseSessionRequest{SessionId: id})
+	require.NoError(t, err)
+	for range 2 {
+		select {
+		case got := <-answers:
+			assert.Equal(t, acp.StopReasonCancelled, got)
+		case <-time.After(20 * time.Second):
+			t.Fatal("a prompt was not answered after close")
+		}
+	}
 }
