@@ -177,7 +177,8 @@ func TestRootPackageImportsOnlyTheStandardLibrary(t *testing.T) {
 	}
 	out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").Output()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"github.com/uagentkit/stream/internal/intern", "github.com/uagentkit/stream/internal/jsonparse", "github.com/uagentkit/stream/internal/span", "github.com/uagentkit/stream"},
+	assert.Equal(t, []string{"github.com/uagentkit/stream/internal/intern", "github.com/uagentkit/stream/internal/jsonparse", "github.com/uagentkit/stream/internal/regular",
+		"github.com/uagentkit/stream/internal/span", "github.com/uagentkit/stream"},
 		strings.Fields(string(out)), "only the module's own packages beside the standard library")
 }
 
