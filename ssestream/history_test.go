@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -233,4 +234,38 @@ func TestHistoryRunPage(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &kids))
 	require.Len(t, kids, 2)
 	assert.Equal(t, []string{histgen.Reviewer, histgen.Sub}, []string{kids[0].SessionID, kids[1].SessionID})
+}
+
+// A run still going is followed, as serve FILE follows a file: its page's
+// events go on until its summary says it ended, then end.
+func TestHistoryFollowsARunStillGoing(t *testing.T) {
+	_, srv, h := servedHistory(t)
+	live := h.Index().Run("20261104-080000-a7182930")
+	require.Equal(t, "running", live.Status)
+	got := make(chan string, 1)
+	go func() {
+		res, err := http.Get(srv.URL + "/runs/" + live.ID + "/events")
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		got <- string(b)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case b := <-got:
+		t.Fatalf("the events of a run going on ended: %s", b)
+	default:
+	}
+	require.NoError(t, stream.WriteSummaryFile(filepath.Join(live.Dir, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok",
+		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 400}))
+	select {
+	case b := <-got:
+		assert.Contains(t, b, "event: run_finished")
+		assert.Contains(t, b, "event: end\ndata: {\"ending\":\"finished\",\"status\":\"ok\"")
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run ended and its events did not")
+	}
 }
