@@ -40,6 +40,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/statedir"
 )
 
 // Prompt is what a run is started for (execstream.Prompt): the session's
@@ -81,6 +82,9 @@ type Agent struct {
 	conn     *acp.AgentSideConnection
 	sessions map[acp.SessionId]*session
 	runs     sync.WaitGroup // prompts being answered
+
+	histMu sync.Mutex        // guards hist
+	hist   *statedir.History // the history as last read, read again in part (Reopen) for each list and load
 }
 
 // Option configures an [Agent].

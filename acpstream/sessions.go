@@ -49,7 +49,7 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 	if len(a.stateDirs) == 0 {
 		return out, nil
 	}
-	ss, problems := statedir.Sessions(a.stateDirs...)
+	ss, problems := a.saved()
 	if len(problems) > 0 {
 		a.logf("acp: session/list: %d entries of the history could not be read; the first: %v", len(problems), problems[0])
 	}
@@ -100,6 +100,24 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 	return out, nil
 }
 
+// saved is the history's sessions as they are now: the history read once,
+// then again in part for each call (statedir.History.Reopen: the listing,
+// the sidecars and the runs still going, not the runs that ended), so
+// that a page of session/list or a session/load does not read every run
+// again. What could not be read of it comes with them.
+func (a *Agent) saved() ([]statedir.Session, []error) {
+	a.histMu.Lock()
+	if a.hist == nil {
+		a.hist = statedir.OpenHistory(a.stateDirs...)
+	} else {
+		a.hist = a.hist.Reopen()
+	}
+	h := a.hist
+	a.histMu.Unlock()
+	ss, problems := h.Sessions()
+	return ss, append(h.Problems(), problems...)
+}
+
 // find is the saved session of the state directory that the editor
 // names id: as session/list showed it (what a terminal may act on
 // escaped), or as it is.
@@ -107,7 +125,7 @@ func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
 	if len(a.stateDirs) == 0 {
 		return statedir.Session{}, false
 	}
-	ss, _ := statedir.Sessions(a.stateDirs...)
+	ss, _ := a.saved()
 	for _, s := range ss {
 		if s.ID == string(id) {
 			return s, true
@@ -140,7 +158,12 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 	conn := a.conn
 	a.mu.Unlock()
 	var unread []error
-	for _, r := range saved.Runs {
+	for _, kept := range saved.Runs {
+		r, err := statedir.OpenRun(kept.Dir) // its own: the history's runs are shared, and a Run is not safe for concurrent use
+		if err != nil {
+			unread = append(unread, err)
+			continue
+		}
 		u := &updates{conn: conn, session: p.SessionId, replay: true}
 		for l := range uahstream.ReadEvents(r.Events()).Lines() {
 			u.add(l)

@@ -1,10 +1,12 @@
 package acpstream
 
 import (
+	"context"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/assert"
+	"github.com/uagentkit/stream/internal/histgen"
 )
 
 func TestACPToolKinds(t *testing.T) {
@@ -27,4 +29,25 @@ func TestEfforts(t *testing.T) {
 	assert.Equal(t, []string{"low", "medium", "high", "xhigh", "max"}, e)
 	e[0] = "changed"
 	assert.Equal(t, "low", Efforts()[0], "the package's list is not the caller's slice")
+}
+
+// BenchmarkListSessions answers session/list over a history of 20,000
+// runs (histgen.Many: two homes, 4,000 sessions): the first page reads
+// the history; every page after it reads it again in part (Reopen), not
+// whole.
+func BenchmarkListSessions(b *testing.B) {
+	dirs, err := histgen.Many(b.TempDir(), 20000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := New(nil, WithStateDir(dirs...))
+	if _, err := a.ListSessions(context.Background(), acp.ListSessionsRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		res, err := a.ListSessions(context.Background(), acp.ListSessionsRequest{})
+		if err != nil || len(res.Sessions) != listPage {
+			b.Fatal(err, len(res.Sessions))
+		}
+	}
 }
