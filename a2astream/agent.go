@@ -244,7 +244,8 @@ func (a *Agent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Se
 
 // Cancel stops a task's run as Ctrl-C stops run's: it is interrupted, and
 // after the grace killed; the task ends canceled when the run has ended
-// (Execute says so). A task with no run here (one of an earlier process,
+// interrupted (Execute says so). A run that had ended on its own keeps
+// its state: cancel acts on the run, not on what a client has read of it. A task with no run here (one of an earlier process,
 // or one that has ended) ends canceled at once when it has not ended;
 // the SDK refuses one that has (the protocol's not-cancelable error).
 func (a *Agent) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
@@ -252,11 +253,11 @@ func (a *Agent) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq
 		a.mu.Lock()
 		t := a.tasks[ec.TaskID]
 		a.mu.Unlock()
-		a.store.canceled(ec.TaskID)
 		if t != nil {
 			t.cancel()
-			return // Execute ends the task canceled, once its run has ended
+			return // Execute ends the task canceled once its run has ended, when the cancel stopped it
 		}
+		a.store.canceled(ec.TaskID)
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, agentText(ec, "canceled")), nil)
 	}
 }

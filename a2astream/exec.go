@@ -44,6 +44,7 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 	select {
 	case turn <- struct{}{}:
 	case <-t.canceled:
+		e.a.store.canceled(ec.TaskID)
 		e.status(a2a.TaskStateCanceled, agentText(ec, "canceled before its turn came"))
 		return
 	case <-e.a.base.Done():
@@ -53,6 +54,7 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 	defer func() { <-turn }()
 	select {
 	case <-t.canceled:
+		e.a.store.canceled(ec.TaskID)
 		e.status(a2a.TaskStateCanceled, agentText(ec, "canceled before its run began"))
 		return
 	default:
@@ -102,6 +104,9 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 	default:
 	}
 	state, why := outcome(o, werr, canceled)
+	if state == a2a.TaskStateCanceled {
+		e.a.store.canceled(ec.TaskID) // noted only when the cancel stopped the run
+	}
 	if ended != nil && state != a2a.TaskStateCanceled {
 		if answer := ended.Fold.Answer(); answer != "" {
 			art := a2a.NewArtifactEvent(ec, a2a.NewTextPart(text(answer)))
@@ -123,7 +128,9 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 func outcome(o execstream.Outcome, err error, canceled bool) (a2a.TaskState, string) {
 	tail := lastLine(o.Stderr)
 	switch {
-	case canceled:
+	case canceled && (o.Ending != stream.EndFinished || o.Status == stream.StatusInterrupted):
+		// Cancel acts on the run: a run that had ended on its own (ok or
+		// not) keeps its state, whatever a client had read of it.
 		return a2a.TaskStateCanceled, fmt.Sprintf("canceled: the run was interrupted (exit code %d)", o.ExitCode)
 	case err != nil:
 		return a2a.TaskStateFailed, "the run failed: " + err.Error()
