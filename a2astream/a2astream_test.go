@@ -450,3 +450,27 @@ func TestAPageOfAnotherOriginCannotStartARun(t *testing.T) {
 	task := send(t, s.client, "", "hello")
 	assert.Equal(t, a2a.TaskStateCompleted, task.Status.State, "the official client is served")
 }
+
+// Task notes that cannot be written are said: at the start (Notes, which
+// the command makes an error), and, when they stop being writable later,
+// once in the log, however many tasks then run; never silently.
+func TestUnwritableNotesAreSaid(t *testing.T) {
+	state := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(state, "a2a"), []byte("a file where a2a/tasks/ should be"), 0o644))
+	a := New(fake(""), WithStateDir(state))
+	defer a.Close()
+	err := a.Notes()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "the notes of tasks cannot be written in")
+
+	state = t.TempDir()
+	var log testenv.SyncBuffer
+	s := serve(t, state, WithLog(&log))
+	require.NoError(t, s.agent.Notes())
+	require.NoError(t, os.RemoveAll(filepath.Join(state, "a2a")))
+	require.NoError(t, os.WriteFile(filepath.Join(state, "a2a"), nil, 0o644))
+	for range 2 {
+		send(t, s.client, "", "hello")
+	}
+	assert.Equal(t, 1, strings.Count(log.String(), "a task's note cannot be written"), log.String())
+}

@@ -116,8 +116,22 @@ func New(start execstream.Starter, opts ...Option) *Agent {
 		o(a)
 	}
 	a.base, a.stop = context.WithCancel(context.Background())
-	a.store = newStore(a.dirs)
+	a.store = newStore(a.dirs, func(err error) {
+		a.logf("a2a: a task's note cannot be written, so the task will not outlive this process: %v", err)
+	})
 	return a
+}
+
+// Notes reports whether the notes of tasks can be written (under
+// a2a/tasks/ of the first state directory: see WithStateDir): nil when
+// they can, or when there is no state directory; the error otherwise, so
+// that a server says at its start that its tasks would not outlive it. A
+// note that cannot be written later is said once, in the log.
+func (a *Agent) Notes() error {
+	if err := a.store.check(); err != nil {
+		return fmt.Errorf("stream: a2a: the notes of tasks cannot be written in %s: %w", a.store.dir, err)
+	}
+	return nil
 }
 
 // Close stops every run (interrupt, the starter's grace, kill) and waits

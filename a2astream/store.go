@@ -30,6 +30,9 @@ type store struct {
 	dirs []string // the history; none: memory only
 	dir  string   // where the notes are
 
+	failing  func(error) // says, once, that a note could not be written
+	failOnce sync.Once
+
 	mu       sync.Mutex
 	live     map[a2a.TaskID]*stored
 	contexts map[string]bool // the contexts of the notes, read once
@@ -57,8 +60,8 @@ type note struct {
 
 var _ taskstore.Store = (*store)(nil)
 
-func newStore(dirs []string) *store {
-	s := &store{dirs: dirs, live: map[a2a.TaskID]*stored{}}
+func newStore(dirs []string, failing func(error)) *store {
+	s := &store{dirs: dirs, live: map[a2a.TaskID]*stored{}, failing: failing}
 	if len(dirs) > 0 {
 		s.dir = filepath.Join(dirs[0], "a2a", "tasks")
 	}
@@ -259,20 +262,44 @@ func (s *store) path(id a2a.TaskID) string {
 }
 
 // write writes a note whole: a temporary file, renamed. A note that
-// cannot be written leaves the task to memory.
+// cannot be written leaves the task to memory, and is said (the first
+// time: see failing).
 func (s *store) write(n note) {
 	p := s.path(n.ID)
 	if p == "" {
 		return
 	}
 	b, err := json.Marshal(n)
-	if err != nil || os.MkdirAll(s.dir, 0o700) != nil {
-		return
+	if err == nil {
+		err = os.MkdirAll(s.dir, 0o700)
 	}
 	tmp := p + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		os.Rename(tmp, p)
+	if err == nil {
+		err = os.WriteFile(tmp, b, 0o600)
 	}
+	if err == nil {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil && s.failing != nil {
+		s.failOnce.Do(func() { s.failing(err) })
+	}
+}
+
+// check reports whether notes can be written in the notes' directory:
+// it makes it, and writes and removes a file there.
+func (s *store) check() error {
+	if s.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(s.dir, ".check-*")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 func (s *store) read(id a2a.TaskID) (note, bool) {

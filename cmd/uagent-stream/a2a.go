@@ -43,6 +43,9 @@ func cmdA2A(e env, args []string) error {
 	}
 	agent := a2astream.New(reapedStarter(fl.Args(), *grace), opts...)
 	defer agent.Close()
+	if err := agent.Notes(); err != nil {
+		return err // tasks that would not outlive the process: said at the start, not found missing later
+	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("a2a: cannot listen on %s: %w", *addr, err)
