@@ -474,3 +474,37 @@ func TestUnwritableNotesAreSaid(t *testing.T) {
 	}
 	assert.Equal(t, 1, strings.Count(log.String(), "a task's note cannot be written"), log.String())
 }
+
+// A task is submitted until its run exists: working only once uagent has
+// started.
+func TestSubmittedUntilTheRunStarts(t *testing.T) {
+	state := t.TempDir()
+	t.Setenv("UAGENT_STATE_DIR", state)
+	release := make(chan struct{})
+	starting := make(chan struct{}, 1)
+	held := func(ctx context.Context, p execstream.Prompt) (execstream.Handle, error) {
+		starting <- struct{}{}
+		<-release
+		return fake("")(ctx, p)
+	}
+	a := New(held, WithStateDir(state))
+	srv := httptest.NewServer(nil)
+	srv.Config.Handler = a.Handler(srv.URL)
+	defer func() { srv.Close(); a.Close() }()
+	c, err := a2aclient.NewFromCard(t.Context(), a.Card(srv.URL))
+	require.NoError(t, err)
+	defer c.Destroy()
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hello"))
+	res, err := c.SendMessage(t.Context(), &a2a.SendMessageRequest{Message: msg, Config: &a2a.SendMessageConfig{ReturnImmediately: true}})
+	require.NoError(t, err)
+	task := res.(*a2a.Task)
+	<-starting
+	got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: task.ID})
+	require.NoError(t, err)
+	assert.Equal(t, a2a.TaskStateSubmitted, got.Status.State, "the run is not there yet")
+	close(release)
+	require.Eventually(t, func() bool {
+		got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: task.ID})
+		return err == nil && got.Status.State == a2a.TaskStateCompleted
+	}, 20*time.Second, 20*time.Millisecond)
+}

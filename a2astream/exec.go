@@ -59,9 +59,6 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 		return
 	default:
 	}
-	if !e.status(a2a.TaskStateWorking, nil) {
-		return
-	}
 	// The run is the agent's, not the request's: a client that goes away
 	// does not stop it; CancelTask and Close do.
 	runCtx, stop := context.WithCancel(e.a.base)
@@ -78,6 +75,11 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 		e.a.logf("a2a: task %s: %v", ec.TaskID, err)
 		e.a.store.failed(ec.TaskID, "uagent could not be started: "+err.Error())
 		e.status(a2a.TaskStateFailed, agentText(ec, "uagent could not be started: "+err.Error()))
+		return
+	}
+	if !e.status(a2a.TaskStateWorking, nil) { // submitted until here: the run exists
+		stop()
+		run.Wait()
 		return
 	}
 	u := &updates{e: e}
