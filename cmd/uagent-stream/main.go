@@ -24,7 +24,9 @@
 // stream is sanitized before it reaches any output.
 //
 // Wherever a command reads a FILE, it also reads a run directory of
-// uagent's state directory, as the stream uagent would have written of it.
+// uagent's state directory, as the stream uagent would have written of it,
+// and a FILE that is no path is a run or a session of the history (uagent's
+// state directory and uah's home): its id, a unique prefix, or latest.
 //
 // The command is a thin shell: it parses flags and wires the module's
 // packages, each stream read once into its session (uahstream) and handed
@@ -101,7 +103,8 @@ func usage() string {
 	for _, c := range commands {
 		fmt.Fprintf(&b, "  %-10s %s\n  %-10s   %s\n", c.name, c.synopsis, "", c.summary)
 	}
-	b.WriteString("\nRun 'uagent-stream help COMMAND' for a command's flags; 'uagent-stream --version' for the version.\n")
+	b.WriteString("\nA FILE may also be a run directory, or a run or session of your history: its id, a unique prefix of it, or latest.\n")
+	b.WriteString("Run 'uagent-stream help COMMAND' for a command's flags; 'uagent-stream --version' for the version.\n")
 	return b.String()
 }
 
