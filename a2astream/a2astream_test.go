@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -507,4 +508,39 @@ func TestSubmittedUntilTheRunStarts(t *testing.T) {
 		got, err := c.GetTask(t.Context(), &a2a.GetTaskRequest{ID: task.ID})
 		return err == nil && got.Status.State == a2a.TaskStateCompleted
 	}, 20*time.Second, 20*time.Millisecond)
+}
+
+// ListTasks pages by a cursor, in an order no update changes: a task
+// created between two pages, or one updated, neither repeats nor goes
+// missing; every task is listed once.
+func TestListTasksPagesByACursor(t *testing.T) {
+	s := serve(t, t.TempDir())
+	var made []a2a.TaskID
+	for i := range 5 {
+		made = append(made, send(t, s.client, "", "task "+strconv.Itoa(i)).ID)
+	}
+	page, err := s.client.ListTasks(t.Context(), &a2a.ListTasksRequest{PageSize: 2})
+	require.NoError(t, err)
+	require.Len(t, page.Tasks, 2)
+	assert.Equal(t, 5, page.TotalSize)
+	seen := map[a2a.TaskID]int{}
+	for _, task := range page.Tasks {
+		seen[task.ID]++
+	}
+	newer := send(t, s.client, "", "made between two pages").ID
+	send(t, s.client, string(page.Tasks[0].ContextID), "and the first page's context goes on") // a task of its context, created now
+	for token := page.NextPageToken; token != ""; {
+		page, err = s.client.ListTasks(t.Context(), &a2a.ListTasksRequest{PageSize: 2, PageToken: token})
+		require.NoError(t, err)
+		for _, task := range page.Tasks {
+			seen[task.ID]++
+		}
+		token = page.NextPageToken
+	}
+	for _, id := range made {
+		assert.Equal(t, 1, seen[id], "%s listed once", id)
+	}
+	assert.Zero(t, seen[newer], "a task created after the first page is before it, on no later page")
+	_, err = s.client.ListTasks(t.Context(), &a2a.ListTasksRequest{PageToken: "bm90IGEgY3Vyc29y"})
+	assert.Error(t, err, "a token this agent did not give")
 }

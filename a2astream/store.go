@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/regular"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -43,8 +44,11 @@ type store struct {
 type stored struct {
 	task    *a2a.Task
 	version taskstore.TaskVersion
-	updated time.Time
+	created time.Time // as its note says it
 }
+
+// maxNote bounds a note's size: a task's note holds its first prompt.
+const maxNote = 64 << 20
 
 // note is what the state directory keeps of a task.
 type note struct {
@@ -92,8 +96,8 @@ func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, e
 	if _, ok := s.live[t.ID]; ok {
 		return taskstore.TaskVersionMissing, taskstore.ErrTaskAlreadyExists
 	}
-	s.live[t.ID] = &stored{task: c, version: 1, updated: time.Now()}
 	n := note{ID: t.ID, ContextID: t.ContextID, Created: time.Now().UTC()}
+	s.live[t.ID] = &stored{task: c, version: 1, created: n.Created}
 	if len(t.History) > 0 {
 		n.Prompt = promptOf(t.History[0])
 	}
@@ -118,7 +122,7 @@ func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (tasksto
 	}
 	// A new stored task, not the old one changed: Get reads one whole,
 	// outside the lock.
-	next := &stored{task: c, version: st.version + 1, updated: time.Now()}
+	next := &stored{task: c, version: st.version + 1, created: st.created}
 	s.live[req.Task.ID] = next
 	return next.version, nil
 }
@@ -144,59 +148,93 @@ func (s *store) Get(_ context.Context, id a2a.TaskID) (*taskstore.StoredTask, er
 }
 
 // List implements taskstore.Store: every task, of this process and of the
-// notes, filtered as asked, the latest first, a page at a time (the page
-// token is the place of the page's first task).
+// notes, filtered as asked, the one created last first (then by id, the
+// greatest first: an order no update changes), a page at a time. The
+// page token is a cursor, the creation time and id of the page's last
+// task: the next page is the tasks after it in that order, so that tasks
+// created between two pages, or updated, neither repeat nor go missing.
+// Only the tasks a page shows are made (a task of an earlier process is
+// rebuilt from its note and its run), unless a filter on their state or
+// its time asks for every task's.
 func (s *store) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
 	size := cmp.Or(req.PageSize, 50)
 	if size < 1 || size > 100 {
 		return nil, fmt.Errorf("pageSize %d: it is 1 to 100: %w", req.PageSize, a2a.ErrInvalidParams)
 	}
-	from := 0
+	var after *cursor
 	if req.PageToken != "" {
-		b, err := base64.RawURLEncoding.DecodeString(req.PageToken)
-		n, err2 := strconv.Atoi(string(b))
-		if err != nil || err2 != nil || n < 0 {
+		c, err := parseCursor(req.PageToken)
+		if err != nil {
 			return nil, fmt.Errorf("pageToken: not one this agent gave: %w", a2a.ErrInvalidParams)
 		}
-		from = n
+		after = &c
 	}
-	type item struct {
-		task *a2a.Task
-		at   time.Time
+	type candidate struct {
+		cursor
+		live *stored
+		note note
 	}
-	var all []item
+	var all []candidate
 	seen := map[a2a.TaskID]bool{}
 	s.mu.Lock()
 	for id, st := range s.live {
-		if c, err := copyTask(st.task); err == nil {
-			all = append(all, item{c, st.updated})
-			seen[id] = true
+		seen[id] = true
+		if req.ContextID == "" || st.task.ContextID == req.ContextID {
+			all = append(all, candidate{cursor: cursor{st.created, id}, live: st})
 		}
 	}
 	s.mu.Unlock()
 	for _, n := range s.notes() {
 		if !seen[n.ID] && (req.ContextID == "" || n.ContextID == req.ContextID) {
-			all = append(all, item{s.rebuild(n), n.Created})
+			all = append(all, candidate{cursor: cursor{n.Created, n.ID}, note: n})
 		}
 	}
+	slices.SortFunc(all, func(a, b candidate) int { return b.compare(a.cursor) })
 	// A status that is none of the states filters nothing (the JavaScript
 	// client sends "UNRECOGNIZED" for none).
 	status := req.Status
 	if !slices.Contains(states, status) {
 		status = a2a.TaskStateUnspecified
 	}
-	all = slices.DeleteFunc(all, func(it item) bool {
-		t := it.task
-		return req.ContextID != "" && t.ContextID != req.ContextID ||
-			status != a2a.TaskStateUnspecified && t.Status.State != status ||
-			req.StatusTimestampAfter != nil && t.Status.Timestamp != nil && t.Status.Timestamp.Before(*req.StatusTimestampAfter)
-	})
-	slices.SortFunc(all, func(a, b item) int {
-		return cmp.Or(b.at.Compare(a.at), strings.Compare(string(b.task.ID), string(a.task.ID)))
-	})
+	filtered := status != a2a.TaskStateUnspecified || req.StatusTimestampAfter != nil
+	task := func(c candidate) *a2a.Task {
+		if c.live != nil {
+			t, err := copyTask(c.live.task)
+			if err != nil {
+				return nil
+			}
+			return t
+		}
+		return s.rebuild(c.note)
+	}
+	keep := func(t *a2a.Task) bool {
+		return t != nil && (status == a2a.TaskStateUnspecified || t.Status.State == status) &&
+			(req.StatusTimestampAfter == nil || t.Status.Timestamp == nil || !t.Status.Timestamp.Before(*req.StatusTimestampAfter))
+	}
 	out := &a2a.ListTasksResponse{Tasks: []*a2a.Task{}, TotalSize: len(all), PageSize: size}
-	for i := from; i < len(all) && i < from+size; i++ {
-		t := all[i].task
+	var last cursor
+	more, total := false, 0
+	for _, c := range all {
+		onPage := after == nil || after.compare(c.cursor) > 0 // after the cursor, in the order
+		if !filtered && (!onPage || len(out.Tasks) == size) {
+			if onPage { // one more than the page holds
+				more = true
+				break
+			}
+			continue
+		}
+		t := task(c)
+		if !keep(t) {
+			continue
+		}
+		total++
+		if !onPage {
+			continue
+		}
+		if len(out.Tasks) == size {
+			more = true
+			continue // counted, for TotalSize
+		}
 		if !req.IncludeArtifacts {
 			t.Artifacts = nil
 		}
@@ -204,11 +242,44 @@ func (s *store) List(_ context.Context, req *a2a.ListTasksRequest) (*a2a.ListTas
 			t.History = t.History[len(t.History)-*h:]
 		}
 		out.Tasks = append(out.Tasks, t)
+		last = c.cursor
 	}
-	if from+size < len(all) {
-		out.NextPageToken = base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(from + size)))
+	if more {
+		out.NextPageToken = last.token()
+	}
+	if filtered {
+		out.TotalSize = total
 	}
 	return out, nil
+}
+
+// cursor is where a task stands in List's order: by creation, then id.
+type cursor struct {
+	created time.Time
+	id      a2a.TaskID
+}
+
+// compare orders cursors: the one created later, then the greater id,
+// compares greater.
+func (c cursor) compare(o cursor) int {
+	return cmp.Or(c.created.Compare(o.created), strings.Compare(string(c.id), string(o.id)))
+}
+
+func (c cursor) token() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.created.UTC().Format(time.RFC3339Nano) + "|" + string(c.id)))
+}
+
+func parseCursor(token string) (cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return cursor{}, err
+	}
+	at, id, ok := strings.Cut(string(b), "|")
+	if !ok {
+		return cursor{}, errors.New("no cursor")
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	return cursor{t, a2a.TaskID(id)}, err
 }
 
 // states are the states a task may be in.
@@ -313,7 +384,7 @@ func (s *store) readLocked(id a2a.TaskID) (note, bool) {
 	if p == "" {
 		return note{}, false
 	}
-	b, err := os.ReadFile(p)
+	b, err := regular.Read(p, maxNote) // a FIFO where a note should be is no note
 	var n note
 	if err != nil || json.Unmarshal(b, &n) != nil || n.ID != id {
 		return note{}, false
