@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/internal/histgen"
 )
 
 // BenchmarkTaskOfManyCalls is a task whose run makes n tool calls (three
@@ -55,5 +56,23 @@ func BenchmarkTaskOfManyCalls(b *testing.B) {
 				require.Equal(b, a2a.TaskStateCompleted, res.(*a2a.Task).Status.State)
 			}
 		})
+	}
+}
+
+// BenchmarkUnknownContext answers whether a contextId is a session of a
+// history of 20,000 runs (histgen.Many), for one no note or session has:
+// the history is kept and read again in part (Reopen), not scanned (1.9 s
+// a message before, as the attack measured).
+func BenchmarkUnknownContext(b *testing.B) {
+	dirs, err := histgen.Many(b.TempDir(), 20000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newStore(dirs, nil)
+	s.knows("warm")
+	for b.Loop() {
+		if s.knows("00000000-no-such-context") {
+			b.Fatal("known")
+		}
 	}
 }

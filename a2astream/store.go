@@ -37,6 +37,9 @@ type store struct {
 	mu       sync.Mutex
 	live     map[a2a.TaskID]*stored
 	contexts map[string]bool // the contexts of the notes, read once
+
+	histMu sync.Mutex
+	hist   *statedir.History // the history, for contexts no note has (see knows)
 }
 
 // stored is a task of this process as the SDK last stored it; it is
@@ -304,8 +307,18 @@ func (s *store) knows(id string) bool {
 	if known {
 		return true
 	}
-	ss, _ := statedir.Sessions(s.dirs...)
-	return slices.ContainsFunc(ss, func(x statedir.Session) bool { return x.ID == id })
+	// The history as last read, read again in part (Reopen: its listing
+	// and the runs still going, not every run): a message with a context
+	// no note has does not cost a scan of the history.
+	s.histMu.Lock()
+	if s.hist == nil {
+		s.hist = statedir.OpenHistory(s.dirs...)
+	} else {
+		s.hist = s.hist.Reopen()
+	}
+	h := s.hist
+	s.histMu.Unlock()
+	return slices.ContainsFunc(h.Runs(), func(r *statedir.Run) bool { return r.SessionID() == id })
 }
 
 // ran notes the run of a task, canceled that CancelTask stopped it,
