@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/safetext"
 )
 
 // cmdLs lists the history: its sessions (or runs), the latest first,
@@ -299,18 +300,11 @@ func wrap(s string, width int) string {
 	return b.String()
 }
 
-// cut is s cut to width runes (width−1 and "…"), all of it without a
-// width.
+// cut is s (already sanitized) cut to width runes, width−1 and "…" as
+// safetext.OneLine cuts; all of it without a width.
 func cut(s string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(s) <= width {
+	if width <= 0 {
 		return s
 	}
-	n := 0
-	for i := range s {
-		if n == width-1 {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return safetext.OneLine(s, width)
 }
