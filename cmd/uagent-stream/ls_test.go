@@ -357,7 +357,8 @@ func TestOpenByID(t *testing.T) {
 	code, _, stderr = runCmd(t, "", "cat", "2026110")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "uagent-stream: 2026110 is the beginning of 8 ids of the history; say which:")
-	assert.Contains(t, stderr, "20261102-001000-c3d4e5f6  (run of 2026-11-02 00:10)")
+	assert.Contains(t, stderr, "20261102-001000-c3d4e5f6 (run of 2026-11-02 00:10)")
+	assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line, with every candidate: %s", stderr)
 
 	code, _, stderr = runCmd(t, "", "stats", "nothing-here")
 	assert.Equal(t, 1, code)

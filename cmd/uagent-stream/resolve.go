@@ -43,16 +43,17 @@ func lookupHistory(e env, name string) (found history.Found, ok bool, err error)
 	}
 	found, err = x.Resolve(name)
 	if amb, isAmb := errors.AsType[*history.AmbiguousError](err); isAmb {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%s is the beginning of %d ids of the history; say which:", name, len(amb.Candidates))
-		for _, c := range amb.Candidates {
+		// One line: the message is sanitized as one, and the ids are the
+		// history's (directory names), so none may start a line of its own.
+		cands := make([]string, len(amb.Candidates))
+		for i, c := range amb.Candidates {
 			what := "session"
 			if r := x.Run(c); r != nil {
 				what = "run of " + r.StartedAt.Format("2006-01-02 15:04")
 			}
-			fmt.Fprintf(&b, "\n  %s  (%s)", c, what)
+			cands[i] = c + " (" + what + ")"
 		}
-		return found, true, errors.New(b.String())
+		return found, true, fmt.Errorf("%s is the beginning of %d ids of the history; say which: %s", name, len(amb.Candidates), strings.Join(cands, ", "))
 	}
 	if errors.Is(err, history.ErrNotFound) {
 		_, openErr := os.Open(name) // what a file's reader would say of it
