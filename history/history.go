@@ -21,6 +21,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -107,26 +108,40 @@ type Index struct {
 	prices   Prices
 	problems []error
 	h        *statedir.History
+	// recomputed are the summaries of the runs without one, recomputed
+	// from their records, by directory, with the records' size and time:
+	// Reopen recomputes only those whose records changed.
+	recomputed map[string]recomputed
+}
+
+// recomputed is a summary a run's records gave, and what they were then.
+type recomputed struct {
+	size    int64
+	modTime time.Time
+	sum     stream.SummaryDTO
 }
 
 // Open reads the history of the state directories dirs (see
 // statedir.OpenHistory: each run once, uah's sidecars) and prices its
 // tokens by prices. What could not be read is in Problems; the rest is
 // read.
-func Open(prices Prices, dirs ...string) *Index { return build(prices, statedir.OpenHistory(dirs...)) }
+func Open(prices Prices, dirs ...string) *Index {
+	return build(prices, statedir.OpenHistory(dirs...), nil)
+}
 
 // Reopen reads the history again, as Open does, but for its runs that had
 // ended (see statedir.History.Reopen): what a history that a person works
 // in costs to follow is its listing and the runs that are new or going
 // on, not a rescan of all of it.
-func (x *Index) Reopen() *Index { return build(x.prices, x.h.Reopen()) }
+func (x *Index) Reopen() *Index { return build(x.prices, x.h.Reopen(), x.recomputed) }
 
-func build(prices Prices, h *statedir.History) *Index {
-	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems(), h: h}
+func build(prices Prices, h *statedir.History, recomputedBefore map[string]recomputed) *Index {
+	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems(), h: h,
+		recomputed: map[string]recomputed{}}
 	ss, problems := h.Sessions()
 	x.problems = append(x.problems, problems...)
 	for _, sr := range h.Runs() {
-		r := x.run(sr)
+		r := x.run(sr, recomputedBefore)
 		x.runs = append(x.runs, r)
 		x.byRun[r.ID] = r
 	}
@@ -171,15 +186,24 @@ func build(prices Prices, h *statedir.History) *Index {
 
 // run is what the index keeps of a run directory: its summary's figures,
 // or, without a summary, those its events recompute.
-func (x *Index) run(sr *statedir.Run) *Run {
+func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
 	r := &Run{ID: sr.ID, SessionID: sr.SessionID(), Dir: sr.Dir, Home: home(sr.Dir), StartedAt: sr.StartedAt(), run: sr}
 	sum := sr.Summary
-	if sum == nil {
-		rd := uahstream.ReadEvents(sr.Events())
-		for l := range rd.Lines() {
-			if l.Ended != nil {
-				s := sr.Stats(l.Ended.Recomputed)
-				sum = &s
+	if sum == nil { // recomputed from the records, once for records as they are
+		info, err := os.Stat(filepath.Join(sr.Dir, statedir.EventsFile))
+		if prev, ok := before[sr.Dir]; ok && err == nil && prev.size == info.Size() && prev.modTime.Equal(info.ModTime()) {
+			x.recomputed[sr.Dir] = prev
+			sum = &prev.sum
+		} else {
+			rd := uahstream.ReadEvents(sr.Events())
+			for l := range rd.Lines() {
+				if l.Ended != nil {
+					s := sr.Stats(l.Ended.Recomputed)
+					sum = &s
+				}
+			}
+			if sum != nil && err == nil {
+				x.recomputed[sr.Dir] = recomputed{info.Size(), info.ModTime(), *sum}
 			}
 		}
 	}

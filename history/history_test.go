@@ -1,6 +1,7 @@
 package history_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -436,4 +437,24 @@ func TestReopenReadsWhatChanged(t *testing.T) {
 	assert.Len(t, y.Runs(), len(x.Runs())+1)
 	assert.Empty(t, history.Open(history.DefaultPrices(), f.Dirs()...).Run("20261031-100000-d4e5f607").Provider,
 		"read from scratch, the broken summary gives no provider")
+}
+
+// A run without a summary is recomputed from its records once for
+// records as they are: Reopen folds them again only when they changed
+// (their size or time), not every time the history is read again.
+func TestReopenRecomputesOnlyChangedRecords(t *testing.T) {
+	_, x := fixture(t)
+	const id = "20261104-070000-a7182930" // no summary
+	events := filepath.Join(x.Run(id).Dir, "events.jsonl")
+	info, err := os.Stat(events)
+	require.NoError(t, err)
+	// The same size and time, other bytes: not read again.
+	require.NoError(t, os.WriteFile(events, bytes.Repeat([]byte("x"), int(info.Size())), 0o644))
+	require.NoError(t, os.Chtimes(events, info.ModTime(), info.ModTime()))
+	y := x.Reopen()
+	assert.Equal(t, int64(2000), y.Run(id).Tokens.Input, "the records' figures, kept")
+	// Changed: read again.
+	require.NoError(t, os.WriteFile(events, []byte(`{"Sequence":1,"RecordedAt":"2026-11-04T07:00:01Z","Kind":"turn","Data":{"ID":"t1"}}`+"\n"), 0o644))
+	z := y.Reopen()
+	assert.Equal(t, int64(0), z.Run(id).Tokens.Input, "recomputed from the records as they are now")
 }
