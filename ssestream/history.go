@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"hash/maphash"
 	"html"
 	"iter"
 	"net/http"
@@ -130,18 +131,29 @@ func (h *History) follow() {
 	}
 }
 
-// sign is what a page of the history shows of it changing: each run's
-// id, status, wall time and tokens, each session's title and parent.
-func sign(x *history.Index) string {
-	var b strings.Builder
+// sign is what a page of the history shows of it changing, hashed: each
+// run's id, status, wall time and tokens, each session's title, parent
+// and source (a hash, not a copy of them, every FollowEvery).
+func sign(x *history.Index) uint64 {
+	var h maphash.Hash
+	h.SetSeed(signSeed)
 	for _, r := range x.Runs() {
-		b.WriteString(r.ID + "\x00" + r.Status + "\x00" + strconv.FormatInt(r.WallMS, 10) + "\x00" + strconv.FormatInt(r.Tokens.Input+r.Tokens.Output, 10) + "\n")
+		h.WriteString(r.ID)
+		h.WriteByte(0)
+		h.WriteString(r.Status)
+		h.WriteByte(0)
+		maphash.WriteComparable(&h, [2]int64{r.WallMS, r.Tokens.Input + r.Tokens.Output})
 	}
 	for _, s := range x.Sessions() {
-		b.WriteString(s.ID + "\x00" + s.Title + "\x00" + s.Parent + "\x00" + s.Source + "\n")
+		for _, f := range []string{s.ID, s.Title, s.Parent, s.Source} {
+			h.WriteString(f)
+			h.WriteByte(0)
+		}
 	}
-	return b.String()
+	return h.Sum64()
 }
+
+var signSeed = maphash.MakeSeed()
 
 // Close stops following the history and its runs, and closes the pages'
 // recordings.
