@@ -34,6 +34,20 @@ func (h *historyFlags) register(fs *flagSet) {
 	fs.StringVar(&h.model, "model", "", "only what used the model `M`")
 }
 
+// parsed is the time zone and the filter the flags ask for (after
+// fs.parse); a usage error when they are not what they should be.
+func (h *historyFlags) parsed(fs *flagSet) (*time.Location, history.Filter, error) {
+	loc, err := h.location()
+	if err != nil {
+		return nil, history.Filter{}, fs.usageError(err.Error())
+	}
+	f, err := h.filter(loc, time.Now())
+	if err != nil {
+		return nil, history.Filter{}, fs.usageError(err.Error())
+	}
+	return loc, f, nil
+}
+
 // location is the time zone asked for.
 func (h *historyFlags) location() (*time.Location, error) {
 	if h.timezone == "" {

@@ -38,13 +38,9 @@ func cmdLs(e env, args []string) error {
 	if *source != "" && !slices.Contains([]string{"tui", "run", "subagent", "review"}, *source) {
 		return fs.usageError("--source wants tui, run, subagent or review")
 	}
-	loc, err := h.location()
+	loc, f, err := h.parsed(fs)
 	if err != nil {
-		return fs.usageError(err.Error())
-	}
-	f, err := h.filter(loc, time.Now())
-	if err != nil {
-		return fs.usageError(err.Error())
+		return err
 	}
 	f.Status, f.Source = *status, *source
 	x, err := h.open(e)

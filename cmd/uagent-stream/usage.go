@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/uagentkit/stream/history"
 )
@@ -27,13 +26,9 @@ func cmdUsage(e env, args []string) error {
 	if !slices.Contains(history.Bys, *by) {
 		return fs.usageError("--by wants one of " + strings.Join(history.Bys, ", "))
 	}
-	loc, err := h.location()
+	loc, f, err := h.parsed(fs)
 	if err != nil {
-		return fs.usageError(err.Error())
-	}
-	f, err := h.filter(loc, time.Now())
-	if err != nil {
-		return fs.usageError(err.Error())
+		return err
 	}
 	x, err := h.open(e)
 	if err != nil {
