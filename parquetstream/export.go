@@ -341,6 +341,31 @@ func (x *Export) Write(ctx context.Context, srcs []Source, problem func(error)) 
 // directory holds finished, or unfinished and unchanged, is left out; one
 // it holds unfinished that has changed is replaced.
 func (x *Export) export(main *parts, s Source) report {
+	return x.read(s, x.content, func(t *tablestream.Tables, n int) error {
+		key := "run:" + t.Run.RunID // a run is known by its run id, whatever input it came from
+		if t.Run.RunID == "" {
+			key = fmt.Sprintf("%s#%d", s.key, n)
+		}
+		if x.heldRun(key, s.fingerprint) {
+			return errHeld
+		}
+		if err := x.add(main, entry{Key: key, Source: s.key, Fingerprint: s.fingerprint}, s.Sidecar, *t); err != nil {
+			return fmt.Errorf("%w of %s: %w", errWrite, s.Path, err)
+		}
+		return nil
+	})
+}
+
+// errHeld is what read's each returns of a run it leaves out.
+var errHeld = errors.New("held")
+
+// read reads one source, once, through its session, and calls each with
+// every run's tables as the run ends (its n-th run, from 1): names made
+// valid UTF-8, a run directory's status, exit code and wall time as uagent
+// stats gives them. A run for which each returns errHeld is left out of
+// the report's rows; another error of each ends the reading, as the
+// report's error.
+func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n int) error) report {
 	r := report{src: s}
 	var rd *uahstream.Reader
 	if s.Run != nil {
@@ -353,15 +378,15 @@ func (x *Export) export(main *parts, s Source) report {
 		}
 		defer f.Close()
 		var opts []stream.DecoderOption
-		if !x.content {
+		if !content {
 			opts = append(opts, stream.WithoutContent()) // what is not exported is not built
 		}
 		rd = uahstream.NewReader(f, opts...)
 	}
 	sess := rd.Session()
-	sess.KeepText(x.content)
+	sess.KeepText(content)
 	opts := []tablestream.Option{tablestream.WithFile(s.Path)}
-	if x.content {
+	if content {
 		opts = append(opts, tablestream.WithContent())
 	}
 	b := tablestream.NewBuilder(opts...)
@@ -389,19 +414,16 @@ func (x *Export) export(main *parts, s Source) report {
 		if x.names(&t, &r) {
 			r.problems = append(r.problems, fmt.Errorf("%s: %w", s.Path, ErrNameNotUTF8))
 		}
-		key := "run:" + t.Run.RunID // a run is known by its run id, whatever input it came from
-		if t.Run.RunID == "" {
-			key = fmt.Sprintf("%s#%d", s.key, n)
+		switch err := each(&t, n); {
+		case errors.Is(err, errHeld):
+		case err != nil:
+			r.err = err
+		default:
+			r.rows = append(r.rows, t.Run)
 		}
-		if x.heldRun(key, s.fingerprint) {
-			t = tablestream.Tables{}
-			continue
-		}
-		if err := x.add(main, entry{Key: key, Source: s.key, Fingerprint: s.fingerprint}, s.Sidecar, t); err != nil {
-			r.err = fmt.Errorf("%w of %s: %w", errWrite, s.Path, err)
+		if r.err != nil {
 			break
 		}
-		r.rows = append(r.rows, t.Run)
 		t = tablestream.Tables{}
 	}
 	if s.Run != nil {

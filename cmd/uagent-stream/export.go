@@ -17,12 +17,16 @@ import (
 // cmdExport writes runs as a Parquet dataset (the package parquetstream
 // says what an export guarantees).
 func cmdExport(e env, args []string) error {
+	if wantsCatalog(args) {
+		return cmdExportCatalog(e, args)
+	}
 	fl := flags(e, "export")
 	out := fl.String("o", ".", "write the tables under this `dir`")
 	content := fl.Bool("content", false, "also export what people and models wrote: messages, tool arguments, the answer")
 	allowErrors := fl.Bool("allow-errors", false, "exit 0 even when an input cannot be read, is not a stream, was cut off, or has lines that could not be read")
 	var stateDirs dirsFlag
 	fl.Var(&stateDirs, "state-dir", "with no FILE or DIR, export the history of this state `directory`; again for another (default: $UAGENT_STATE_DIR, else uagent's own and uah's home)")
+	fl.String("catalog", "", "append to the Iceberg tables of this catalog (sqlite:PATH, postgres://…, http(s)://…) instead, with "+icebergCommand+" (see docs/tables.md); its flags: --warehouse, --namespace, --content, --allow-errors, --state-dir")
 	if err := fl.parse(args); err != nil {
 		return err
 	}
