@@ -15,6 +15,7 @@ require (
 	github.com/spf13/afero v1.2.1
 	github.com/stretchr/testify v1.12.1
 	github.com/uagentkit/stream v0.0.0-00010101000000-000000000000
+	go.uber.org/goleak v1.3.0
 	modernc.org/sqlite v1.62.0
 )
 

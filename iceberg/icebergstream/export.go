@@ -306,6 +306,9 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 		_, err = tx.Commit(ctx)
 		switch {
 		case err == nil:
+			if afterCommit != nil {
+				afterCommit(k.name)
+			}
 			rep.Commits++
 			rep.Rows[k.name] += n
 			if k.name == "runs" {
@@ -328,6 +331,11 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 		}
 	}
 }
+
+// afterCommit, when not nil, is called after each commit with the
+// table's name: the tests' hook for an exporter killed between two
+// commits. Nil outside tests.
+var afterCommit func(table string)
 
 // isConflict reports an error of a commit or a create that another
 // writer came first: iceberg-go's ErrCommitFailed, and the SQL catalog's
