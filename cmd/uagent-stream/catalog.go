@@ -19,8 +19,8 @@ const icebergCommand = "uagent-stream-iceberg"
 // icebergInstall is how to install it.
 const icebergInstall = "go install github.com/uagentkit/stream/iceberg/cmd/uagent-stream-iceberg@latest"
 
-// wantsCatalog reports an export to a catalog: --catalog among its flags
-// (before a "--" or the first argument that is not a flag's).
+// wantsCatalog reports an export to a catalog: --catalog among its
+// arguments before a "--".
 func wantsCatalog(args []string) bool {
 	for _, a := range args {
 		switch {
