@@ -17,7 +17,12 @@ import (
 const icebergCommand = "uagent-stream-iceberg"
 
 // icebergInstall is how to install it.
-const icebergInstall = "go install github.com/uagentkit/stream/iceberg/cmd/uagent-stream-iceberg@latest"
+//
+// It is built from a clone: the module requires the main module of its
+// own checkout (a replace directive), which go install PKG@VERSION
+// refuses until the main module is tagged and the Iceberg module
+// requires that tag.
+const icebergInstall = "git clone https://github.com/uagentkit/stream && cd stream/iceberg && go install ./cmd/uagent-stream-iceberg"
 
 // wantsCatalog reports an export to a catalog: --catalog among its
 // arguments before a "--".

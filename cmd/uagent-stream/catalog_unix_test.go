@@ -20,7 +20,7 @@ func TestExportCatalogRunsIcebergCommand(t *testing.T) {
 	code, _, stderr := runCmd(t, "", "export", "--catalog", "sqlite:x.db", "a.jsonl")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "uagent-stream-iceberg is not installed")
-	assert.Contains(t, stderr, "go install github.com/uagentkit/stream/iceberg/cmd/uagent-stream-iceberg@latest")
+	assert.Contains(t, stderr, "cd stream/iceberg && go install ./cmd/uagent-stream-iceberg")
 
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "uagent-stream-iceberg"),
 		[]byte("#!/bin/sh\necho \"$@\"\necho to-stderr >&2\nexit 3\n"), 0o755))
