@@ -156,6 +156,24 @@ func (x *Exporter) Export(ctx context.Context, srcs []parquetstream.Source, prob
 	rep := Report{Rows: map[string]int{}}
 	var batch []*tablestream.Tables
 	seen := map[string]bool{}
+	// A run directory whose run the runs table holds is complete in every
+	// table (runs are committed last): it is not read again.
+	if tbl, err := x.cat.LoadTable(ctx, x.Table("runs")); err == nil {
+		held, err := heldRuns(ctx, tbl, false)
+		if err != nil {
+			return rep, fmt.Errorf("the runs table: reading its run ids: %w", err)
+		}
+		srcs = slices.DeleteFunc(slices.Clone(srcs), func(s parquetstream.Source) bool {
+			if s.Run != nil && held[s.Run.ID] != nil && !seen[s.Run.ID] {
+				seen[s.Run.ID] = true
+				rep.Held++
+				return true
+			}
+			return false
+		})
+	} else if !errors.Is(err, catalog.ErrNoSuchTable) {
+		return rep, fmt.Errorf("the runs table: %w", err)
+	}
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil

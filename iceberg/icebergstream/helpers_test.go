@@ -31,7 +31,9 @@ import (
 // before it is stored, so that a client killed mid-upload leaves no half
 // object for a create-only key to keep; a request signed with another
 // access key than "test" is refused (403 AccessDenied).
-func fakeS3(t *testing.T) string {
+func fakeS3(t *testing.T) string { return fakeS3B(t) }
+
+func fakeS3B(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	fs, err := s3afero.MultiBucket(afero.NewBasePathFs(afero.NewOsFs(), dir))
@@ -60,7 +62,7 @@ func fakeS3(t *testing.T) string {
 
 // awsEnv points the AWS SDK at endpoint with the access key key, and
 // nowhere else (no shared files, no instance metadata).
-func awsEnv(t *testing.T, endpoint, key string) {
+func awsEnv(t testing.TB, endpoint, key string) {
 	dir := t.TempDir()
 	for k, v := range map[string]string{
 		"AWS_ENDPOINT_URL_S3":         endpoint,
