@@ -260,7 +260,7 @@ func (x *Exporter) load(ctx context.Context, k kind) (*table.Table, error) {
 		return nil, err
 	}
 	tbl, err = x.cat.CreateTable(ctx, id, sc, catalog.WithProperties(iceberg.Properties{
-		"format-version":                 "2",
+		"format-version":                  "2",
 		"write.parquet.compression-codec": "zstd",
 	}))
 	if errors.Is(err, catalog.ErrTableAlreadyExists) || isConflict(err) {
