@@ -24,14 +24,17 @@
 package acpstream
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,10 +81,17 @@ type Agent struct {
 	effort    string   // the command's own effort, when it says
 	window    int      // the models' context window, for usage_update; 0: not sent
 
-	mu       sync.Mutex // guards conn, sessions and the sessions' fields
+	mu       sync.Mutex // guards conn, sessions and the sessions' fields, arrived, admitted and closed
 	conn     *acp.AgentSideConnection
 	sessions map[acp.SessionId]*session
 	runs     sync.WaitGroup // prompts being answered
+	// arrived counts the prompts read of each session, admitted those
+	// queued: the SDK serves each request on a goroutine of its own, so
+	// a prompt waits (on admit) for those read before it to be queued,
+	// and a session runs its prompts in the order they were read.
+	arrived, admitted map[acp.SessionId]uint64
+	admit             *sync.Cond // on mu: admitted grew, or closed
+	closed            bool       // the connection ended: nothing waits its place
 
 	histMu sync.Mutex        // guards hist
 	hist   *statedir.History // the history as last read, read again in part (Reopen) for each list and load
@@ -127,7 +137,8 @@ func WithContextWindow(n int) Option { return func(a *Agent) { a.window = n } }
 // New returns an Agent that starts a run with start for every prompt.
 func New(start Starter, opts ...Option) *Agent {
 	a := &Agent{start: start, info: acp.Implementation{Name: "uagentkit-stream"}, log: io.Discard, effort: "high",
-		sessions: map[acp.SessionId]*session{}}
+		sessions: map[acp.SessionId]*session{}, arrived: map[acp.SessionId]uint64{}, admitted: map[acp.SessionId]uint64{}}
+	a.admit = sync.NewCond(&a.mu)
 	for _, o := range opts {
 		o(a)
 	}
@@ -198,15 +209,83 @@ var _ acp.Agent = (*Agent)(nil)
 // Serve may be called once per Agent.
 func (a *Agent) Serve(in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
-	filtered := filterRequests(in, w, a.logf)
+	filtered := filterRequests(in, w, a.logf, a.arrive)
 	conn := acp.NewAgentSideConnection(a, w, filtered)
 	conn.SetLogger(slog.New(slog.NewTextHandler(safetext.Writer{W: a.log}, nil)))
 	a.mu.Lock()
 	a.conn = conn // requests may already be served: set under the lock they read it with
 	a.mu.Unlock()
 	<-conn.Done()
+	a.mu.Lock()
+	a.closed = true
+	a.admit.Broadcast()
+	a.mu.Unlock()
 	a.stopAll()
 	return nil
+}
+
+// arrivalKey is the _meta key a prompt read is stamped with: its place
+// among its session's prompts (1, 2, …). One a client sends is replaced.
+const arrivalKey = "uagentkit/arrival"
+
+// arrive is called with every request line in the order lines are read:
+// a session/prompt request that the SDK will hand to Prompt (it has an
+// id, and its params are a valid PromptRequest, as the SDK checks) is
+// stamped with its place among its session's prompts; every other line
+// is passed on as it is.
+func (a *Agent) arrive(line []byte) []byte {
+	if !bytes.Contains(line, []byte(`session/prompt`)) {
+		return line
+	}
+	var req map[string]json.RawMessage
+	if json.Unmarshal(line, &req) != nil || string(req["method"]) != `"session/prompt"` || len(req["id"]) == 0 || string(req["id"]) == "null" {
+		return line
+	}
+	var p acp.PromptRequest
+	if json.Unmarshal(req["params"], &p) != nil || p.Validate() != nil {
+		return line // answered invalid by the SDK, never served
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(req["params"], &params) != nil {
+		return line
+	}
+	meta := map[string]json.RawMessage{}
+	if m := params["_meta"]; len(m) > 0 && string(m) != "null" && json.Unmarshal(m, &meta) != nil {
+		return line
+	}
+	a.mu.Lock()
+	a.arrived[p.SessionId]++
+	n := a.arrived[p.SessionId]
+	a.mu.Unlock()
+	meta[arrivalKey] = json.RawMessage(strconv.FormatUint(n, 10))
+	var err error
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return line
+	}
+	if req["params"], err = json.Marshal(params); err != nil {
+		return line
+	}
+	out, err := json.Marshal(req)
+	if err != nil {
+		return line
+	}
+	return out
+}
+
+// waitArrival waits, with a.mu held, until the prompts of the session
+// read before p were queued (or the connection ended), and counts p as
+// queued: called before p is queued, under the same hold of a.mu.
+func (a *Agent) waitArrival(p acp.PromptRequest) {
+	v, ok := p.Meta[arrivalKey].(float64)
+	if !ok || v < 1 {
+		return // not read by Serve's filter: served as it comes
+	}
+	n := uint64(v)
+	for a.admitted[p.SessionId]+1 < n && !a.closed {
+		a.admit.Wait()
+	}
+	a.admitted[p.SessionId] = max(a.admitted[p.SessionId], n)
+	a.admit.Broadcast()
 }
 
 // logf writes one diagnostic line.
@@ -295,7 +374,9 @@ const stopMaxTokens = "max_tokens"
 // as they arrive. A session answers one prompt at a time: a prompt that
 // comes while another is answered waits its turn, then runs (as uah
 // queues a message sent while the agent works), and nothing of the first
-// is lost. It answers end_turn for a run that ended ok, max_tokens when
+// is lost. A session's prompts run in the order Serve read them from the
+// connection, whatever order the SDK's goroutines call Prompt in (Serve
+// stamps each as it reads it, in its params' _meta "uagentkit/arrival"). It answers end_turn for a run that ended ok, max_tokens when
 // its last response stopped on its output limit, cancelled after
 // session/cancel (a prompt still waiting then answers cancelled without a
 // run), and otherwise an internal error whose data has the run's status,
@@ -306,6 +387,7 @@ const stopMaxTokens = "max_tokens"
 // a session's running prompt's context when the next prompt arrives.
 func (a *Agent) Prompt(_ context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
 	a.mu.Lock()
+	a.waitArrival(p)
 	s := a.sessions[p.SessionId]
 	if s == nil {
 		a.mu.Unlock()

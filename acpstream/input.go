@@ -37,10 +37,12 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // error, id null, as JSON-RPC 2.0 says), a JSON value that is not an
 // object (an invalid request, id null) and a line longer than MaxRequest
 // (an invalid request, with the line's id when it has one at its top
-// level). logf reports each. The reader it returns ends when in does; it
+// level). logf reports each. Every line it passes on goes through pass
+// first (which stamps a prompt with its place: Agent.arrived), in the
+// order the lines were read. The reader it returns ends when in does; it
 // reads in as it is read, one line at a time.
-func filterRequests(in io.Reader, out io.Writer, logf func(string, ...any)) io.Reader {
-	return &requestFilter{br: bufio.NewReaderSize(in, 64<<10), out: out, logf: logf}
+func filterRequests(in io.Reader, out io.Writer, logf func(string, ...any), pass func([]byte) []byte) io.Reader {
+	return &requestFilter{br: bufio.NewReaderSize(in, 64<<10), out: out, logf: logf, pass: pass}
 }
 
 // requestFilter is the reader filterRequests returns.
@@ -48,6 +50,7 @@ type requestFilter struct {
 	br      *bufio.Reader
 	out     io.Writer
 	logf    func(string, ...any)
+	pass    func([]byte) []byte
 	pending []byte // a request passed on, not read yet
 	err     error  // in's error, once every line before it was passed on
 }
@@ -73,7 +76,7 @@ func (f *requestFilter) Read(p []byte) (int, error) {
 			f.logf("acp: a request that is not a JSON object: answered with an invalid-request error")
 			answer(f.out, nil, acp.NewInvalidRequest(map[string]any{"error": "a request is a JSON object"}))
 		default:
-			f.pending = append(line, '\n')
+			f.pending = append(f.pass(line), '\n')
 		}
 		f.err = err
 	}
