@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -82,22 +83,37 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 		run.Wait()
 		return
 	}
-	u := &updates{e: e}
+	// The run's lines are read as they come, whatever the client's pace:
+	// each becomes its events at once (from the fold as it is at that
+	// line), queued for the SDK, so that uagent never waits on its stdout
+	// for a slow client, and nothing is lost.
+	q := newQueue()
+	u := &updates{e: e, q: q}
 	var ended *uahstream.Ended
-	for l := range run.Lines() {
-		if d, ok := l.DTO.(stream.RunStartedDTO); ok {
-			e.a.store.ran(ec.TaskID, d.RunID)
-		}
-		if l.Ended != nil {
-			ended = l.Ended
-		}
-		if !e.stopped {
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		defer q.close()
+		for l := range run.Lines() {
+			if d, ok := l.DTO.(stream.RunStartedDTO); ok {
+				e.a.store.ran(ec.TaskID, d.RunID)
+			}
+			if l.Ended != nil {
+				ended = l.Ended
+			}
 			u.add(l)
 		}
-		if e.stopped {
+	}()
+	for {
+		ev, ok := q.pop(e.a.base.Done())
+		if !ok {
+			break // the run's lines are read; or the agent stops, and what clients did not take yet is left
+		}
+		if !e.emit(ev) {
 			stop() // the SDK ended the task: its run ends too
 		}
 	}
+	<-read
 	o, werr := run.Wait()
 	canceled := false
 	select {
@@ -122,6 +138,69 @@ func (e *exec) run(ctx context.Context, t *task, turn chan struct{}) {
 		return
 	}
 	e.status(state, agentText(ec, why))
+}
+
+// queue is the events of a run waiting for the SDK: a FIFO that grows as
+// it must (an event of progress is small), so that its writer never
+// waits.
+type queue struct {
+	mu     sync.Mutex
+	events []a2a.Event
+	closed bool
+	ready  chan struct{} // has a value when events or closed changed
+}
+
+func newQueue() *queue { return &queue{ready: make(chan struct{}, 1)} }
+
+func (q *queue) push(ev a2a.Event) {
+	q.mu.Lock()
+	q.events = append(q.events, ev)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *queue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+// pop is the next event, waiting for one; false once the queue is
+// closed and empty, or when stop is done.
+func (q *queue) pop(stop <-chan struct{}) (a2a.Event, bool) {
+	for {
+		select {
+		case <-stop:
+			return nil, false
+		default:
+		}
+		q.mu.Lock()
+		if len(q.events) > 0 {
+			ev := q.events[0]
+			q.events[0] = nil
+			q.events = q.events[1:]
+			q.mu.Unlock()
+			return ev, true
+		}
+		closed := q.closed
+		q.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		select {
+		case <-q.ready:
+		case <-stop:
+			return nil, false
+		}
+	}
 }
 
 // outcome is the state a task's run ends its task in, and why, for a
@@ -191,13 +270,20 @@ func line(s string) string { return safetext.Human(s, 0) }
 // and preflight warnings once each, and the harness's notices.
 type updates struct {
 	e *exec
+	q *queue
 }
 
+// say queues a working status update whose message says one step of the
+// run: a message of progress (its metadata "uagentkit/kind" says which),
+// which the task's history does not keep (see store.Update).
 func (u *updates) say(kind string, parts ...*a2a.Part) {
 	m := a2a.NewMessageForTask(a2a.MessageRoleAgent, u.e.ec, parts...)
-	m.SetMeta("uagentkit/kind", kind)
-	u.e.status(a2a.TaskStateWorking, m)
+	m.SetMeta(kindKey, kind)
+	u.q.push(a2a.NewStatusUpdateEvent(u.e.ec, a2a.TaskStateWorking, m))
 }
+
+// kindKey marks a message of progress, in its metadata.
+const kindKey = "uagentkit/kind"
 
 func (u *updates) add(l uahstream.Line) {
 	if l.Err != nil || l.DTO == nil {

@@ -113,7 +113,7 @@ func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, e
 
 // Update implements taskstore.Store, with the version check it asks for.
 func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
-	c := req.Task // kept as it is given, as by Create
+	c := req.Task // kept as it is given, as by Create, but for its history's messages of progress (below)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.live[req.Task.ID]
@@ -123,11 +123,26 @@ func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (tasksto
 	if req.PrevVersion != taskstore.TaskVersionMissing && st.version != req.PrevVersion {
 		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
 	}
+	// The messages of progress are not kept in the history (the SDK
+	// moves each status message there when the next comes): the history
+	// is the conversation, and a task's size, which the SDK copies at
+	// each update, does not grow with its updates.
+	c.History = slices.DeleteFunc(c.History, progress)
 	// A new stored task, not the old one changed: Get reads one whole,
 	// outside the lock.
 	next := &stored{task: c, version: st.version + 1, created: st.created}
 	s.live[req.Task.ID] = next
 	return next.version, nil
+}
+
+// progress reports a message of progress (a status update's while the
+// run works: exec's updates.say).
+func progress(m *a2a.Message) bool {
+	if m == nil {
+		return false
+	}
+	_, ok := m.Metadata[kindKey]
+	return ok
 }
 
 // Get implements taskstore.Store: a task of this process as the SDK keeps

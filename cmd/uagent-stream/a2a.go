@@ -60,8 +60,13 @@ func cmdA2A(e env, args []string) error {
 		fmt.Fprintf(e.stderr, "uagent-stream: the token (Authorization: Bearer …): %s\n", token)
 	}
 	<-ctx.Done()
+	// The runs still going are interrupted at once (and end within the
+	// grace) while the server shuts down: what slow clients had not taken
+	// yet does not hold either up.
+	closed := make(chan struct{})
+	go func() { agent.Close(); close(closed) }()
 	err = <-served
-	agent.Close() // the runs still going are interrupted, and end
+	<-closed
 	if err != nil {
 		return fmt.Errorf("a2a: %w", err)
 	}
