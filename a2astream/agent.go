@@ -21,6 +21,7 @@ package a2astream
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -197,9 +198,9 @@ func (a *Agent) Card(url string) *a2a.AgentCard {
 // (webguard.Changes): a page a person visits cannot start a run.
 func (a *Agent) Handler(url string) http.Handler {
 	card := a.Card(url)
-	h := a2asrv.NewHandler(a, a2asrv.WithTaskStore(a.store), a2asrv.WithCallInterceptors(messages{a}),
+	h := resubscribe{a2asrv.NewHandler(a, a2asrv.WithTaskStore(a.store), a2asrv.WithCallInterceptors(messages{a}),
 		a2asrv.WithCapabilityChecks(&card.Capabilities),
-		a2asrv.WithLogger(slog.New(slog.NewTextHandler(safetext.Writer{W: a.log}, nil))))
+		a2asrv.WithLogger(slog.New(slog.NewTextHandler(safetext.Writer{W: a.log}, nil)))), a.store}
 	mux := http.NewServeMux()
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
 	mux.Handle("/rest/", http.StripPrefix("/rest", a2asrv.NewRESTHandler(h)))
@@ -273,6 +274,33 @@ func (a *Agent) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq
 		}
 		a.store.canceled(ec.TaskID)
 		yield(a2a.NewStatusUpdateEvent(ec, a2a.TaskStateCanceled, agentText(ec, "canceled")), nil)
+	}
+}
+
+// resubscribe is the SDK's request handler, but that SubscribeToTask
+// finds a task with no execution here (one that has ended, or one of an
+// earlier process): it answers the task as it is (its state, its
+// artifacts), then ends, where the SDK finds no such task.
+type resubscribe struct {
+	a2asrv.RequestHandler
+	store *store
+}
+
+func (h resubscribe) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		first := true
+		for ev, err := range h.RequestHandler.SubscribeToTask(ctx, req) {
+			if first && errors.Is(err, a2a.ErrTaskNotFound) && req != nil {
+				if st, gerr := h.store.Get(ctx, req.ID); gerr == nil {
+					yield(st.Task, nil)
+					return
+				}
+			}
+			first = false
+			if !yield(ev, err) {
+				return
+			}
+		}
 	}
 }
 

@@ -59,8 +59,10 @@ type note struct {
 	ContextID string     `json:"context_id"`
 	Created   time.Time  `json:"created"`
 	Prompt    string     `json:"prompt,omitempty"`
-	RunID     string     `json:"run_id,omitempty"`
-	Canceled  bool       `json:"canceled,omitempty"`
+	// PromptID is the id of the message of the prompt.
+	PromptID string `json:"prompt_id,omitempty"`
+	RunID    string `json:"run_id,omitempty"`
+	Canceled bool   `json:"canceled,omitempty"`
 	// Failed is why a task failed before its run began (no run says it).
 	Failed string `json:"failed,omitempty"`
 }
@@ -101,8 +103,8 @@ func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, e
 	}
 	n := note{ID: t.ID, ContextID: t.ContextID, Created: time.Now().UTC()}
 	s.live[t.ID] = &stored{task: c, version: 1, created: n.Created}
-	if len(t.History) > 0 {
-		n.Prompt = promptOf(t.History[0])
+	if len(t.History) > 0 && t.History[0] != nil {
+		n.Prompt, n.PromptID = promptOf(t.History[0]), t.History[0].ID
 	}
 	s.write(n)
 	if s.contexts != nil {
@@ -112,15 +114,24 @@ func (s *store) Create(_ context.Context, t *a2a.Task) (taskstore.TaskVersion, e
 }
 
 // Update implements taskstore.Store, with the version check it asks for.
+// A task of an earlier process (Get made it from its note, with no
+// version) is taken as this process's from then on. A task that has
+// ended, whose note says how (its run, or why it had none), leaves
+// memory: Get, List and SubscribeToTask make it again from its note and
+// its run when asked, so that memory holds the tasks going on, not every
+// task served.
 func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (taskstore.TaskVersion, error) {
 	c := req.Task // kept as it is given, as by Create, but for its history's messages of progress (below)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.live[req.Task.ID]
 	if st == nil {
-		return taskstore.TaskVersionMissing, a2a.ErrTaskNotFound
-	}
-	if req.PrevVersion != taskstore.TaskVersionMissing && st.version != req.PrevVersion {
+		n, ok := s.readLocked(req.Task.ID)
+		if !ok {
+			return taskstore.TaskVersionMissing, a2a.ErrTaskNotFound
+		}
+		st = &stored{version: 1, created: n.Created}
+	} else if req.PrevVersion != taskstore.TaskVersionMissing && st.version != req.PrevVersion {
 		return taskstore.TaskVersionMissing, taskstore.ErrConcurrentModification
 	}
 	// The messages of progress are not kept in the history (the SDK
@@ -131,8 +142,19 @@ func (s *store) Update(_ context.Context, req *taskstore.UpdateRequest) (tasksto
 	// A new stored task, not the old one changed: Get reads one whole,
 	// outside the lock.
 	next := &stored{task: c, version: st.version + 1, created: st.created}
+	if c.Status.State.Terminal() && s.durable(c.ID) {
+		delete(s.live, c.ID)
+		return next.version, nil
+	}
 	s.live[req.Task.ID] = next
 	return next.version, nil
+}
+
+// durable reports whether a task's note says how it ended: the run it
+// was, or why it had none. Called with s.mu held.
+func (s *store) durable(id a2a.TaskID) bool {
+	n, ok := s.readLocked(id)
+	return ok && (n.RunID != "" || n.Failed != "" || n.Canceled)
 }
 
 // progress reports a message of progress (a status update's while the
@@ -453,7 +475,7 @@ func (s *store) notesLocked() []note {
 func (s *store) rebuild(n note) *a2a.Task {
 	t := &a2a.Task{ID: n.ID, ContextID: n.ContextID}
 	if n.Prompt != "" {
-		t.History = []*a2a.Message{{ID: "prompt-" + string(n.ID), Role: a2a.MessageRoleUser, ContextID: n.ContextID, TaskID: n.ID,
+		t.History = []*a2a.Message{{ID: cmp.Or(n.PromptID, "prompt-"+string(n.ID)), Role: a2a.MessageRoleUser, ContextID: n.ContextID, TaskID: n.ID,
 			Parts: a2a.ContentParts{a2a.NewTextPart(n.Prompt)}}}
 	}
 	say := func(state a2a.TaskState, why string) {
@@ -495,6 +517,12 @@ func (s *store) rebuild(n note) *a2a.Task {
 	case n.Canceled:
 		say(a2a.TaskStateCanceled, "canceled: the run was interrupted")
 	case run.Summary != nil && run.Summary.Status == string(stream.StatusRunning):
+		if held, known := run.Held(); known && !held {
+			// Its summary says running, and no process holds its session:
+			// uagent was stopped (kill -9, a crash) before it could say.
+			say(a2a.TaskStateFailed, "the agent stopped: the run's summary still says running, and no process holds its session")
+			break
+		}
 		say(a2a.TaskStateWorking, "")
 	case run.Finished() && run.Summary.Status == string(stream.StatusOK):
 		say(a2a.TaskStateCompleted, "")

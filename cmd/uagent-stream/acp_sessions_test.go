@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,7 +157,10 @@ func TestACPSessionTrouble(t *testing.T) {
 	assert.Contains(t, said, "answer to: one", "what could be read is replayed")
 
 	require.NoError(t, os.MkdirAll(filepath.Join(state, "sessions"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(state, "sessions", string(s.SessionId)+".lock"), nil, 0o644))
+	lock, err := os.OpenFile(filepath.Join(state, "sessions", string(s.SessionId)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	require.NoError(t, err)
+	defer lock.Close()
+	require.NoError(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), "held, as another uagent holds it")
 	_, err = prompt(t.Context(), conn2, s.SessionId, "three")
 	require.ErrorAs(t, err, &re)
 	assert.Contains(t, string(mustJSON(t, re.Data)), "is in use by another uagent", "uagent's own message")

@@ -58,6 +58,7 @@ let first, second;
 
   // A streaming message: the task, working, the tool call's steps, the answer, completed.
   const kinds = [];
+  const progress = [];
   let task;
   for await (const ev of client.sendMessageStream(message("the first question"))) {
     const p = ev.payload ?? ev;
@@ -65,12 +66,18 @@ let first, second;
     const v = p.value ?? p;
     kinds.push(c);
     if (c === "task") task = v;
+    if (c === "statusUpdate" && v.status?.message) progress.push(v.status.message.metadata?.["uagentkit/kind"]);
     if (c === "statusUpdate" && v.status?.state === TaskState.TASK_STATE_COMPLETED) kinds.push("completed");
     if (c === "artifactUpdate") check("the answer as an artifact", text(v.artifact.parts) === "answer to: the first question", JSON.stringify(v));
   }
   check("streaming: task, status updates, the artifact, completed", kinds[0] === "task" && kinds.includes("artifactUpdate") && kinds.at(-1) === "completed", kinds.join(","));
+  check("progress: status messages marked by their kind", progress.length > 0 && progress.every((k) => ["tool_call", "text_delta", "assistant_message", "notice"].includes(k)), JSON.stringify(progress));
   first = await client.getTask({ id: task.id });
   check("get: completed, with its answer", first.status?.state === TaskState.TASK_STATE_COMPLETED && answer(first) === "answer to: the first question", JSON.stringify(first));
+  check("get: the history is the conversation, not the progress", first.history?.length === 1 && text(first.history[0].parts) === "the first question", JSON.stringify(first.history));
+  const again = [];
+  for await (const ev of client.resubscribeTask({ id: task.id })) again.push(ev.payload?.value ?? ev.payload ?? ev);
+  check("resubscribe to a finished task: the task as it ended, then the end", again.length === 1 && again[0].status?.state === TaskState.TASK_STATE_COMPLETED && answer(again[0]) === "answer to: the first question", JSON.stringify(again));
   check("a new context is a UUID v4", /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(first.contextId), first.contextId);
 
   // A second message continues the context: the same uagent session.

@@ -22,8 +22,8 @@ import (
 // (request.json, the runner's records, summary.json, running then ended)
 // under stateDir/runs, then its v1 stream on out. Its answer says which
 // prompts of the session came before, so that a test sees the
-// conversation go on. A session whose lock file exists fails as uagent
-// does.
+// conversation go on. A session whose lock another process holds fails
+// as uagent does.
 func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) error {
 	if stateDir == "" {
 		return errors.New("no state directory: set UAGENT_STATE_DIR")
@@ -34,8 +34,8 @@ func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) err
 		h := hex.EncodeToString(b)
 		session = h[:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:]
 	}
-	if _, err := os.Stat(filepath.Join(stateDir, "sessions", session+".lock")); err == nil {
-		return fmt.Errorf("session %s is in use by another uagent (its lock is held)", session)
+	if err := lockSession(stateDir, session); err != nil {
+		return err
 	}
 	if effort == "" {
 		effort = "high"
@@ -146,6 +146,9 @@ func hangRun(stateDir, session, prompt, sigintTo string, out io.Writer) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
 	if stateDir == "" || session == "" {
 		return errors.New("-hang with -state needs UAGENT_STATE_DIR and --session")
+	}
+	if err := lockSession(stateDir, session); err != nil {
+		return err
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	id := now.Format("20060102-150405-") + session[:8]
