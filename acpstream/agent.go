@@ -215,6 +215,13 @@ func (a *Agent) Serve(in io.Reader, out io.Writer) error {
 	a.mu.Lock()
 	a.conn = conn // requests may already be served: set under the lock they read it with
 	a.mu.Unlock()
+	// The history is read while the editor initializes, so that its first
+	// session/list finds it read (or waits only for the rest of it).
+	var warm sync.WaitGroup
+	if len(a.stateDirs) > 0 {
+		warm.Go(func() { a.saved() })
+	}
+	defer warm.Wait()
 	<-conn.Done()
 	a.mu.Lock()
 	a.closed = true

@@ -51,3 +51,19 @@ func BenchmarkListSessions(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFirstListSessions is the first session/list of an agent over
+// the history of BenchmarkListSessions: the history read whole.
+func BenchmarkFirstListSessions(b *testing.B) {
+	dirs, err := histgen.Many(b.TempDir(), 20000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		a := New(nil, WithStateDir(dirs...))
+		res, err := a.ListSessions(context.Background(), acp.ListSessionsRequest{})
+		if err != nil || len(res.Sessions) != listPage {
+			b.Fatal(err, len(res.Sessions))
+		}
+	}
+}
