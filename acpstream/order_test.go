@@ -72,7 +72,7 @@ func TestPromptsRunInTheOrderTheyArrived(t *testing.T) {
 		var res struct {
 			SessionID string `json:"sessionId"`
 		}
-		require.NoError(t, json.Unmarshal(wait(100+i)["result"], &res))
+		require.NoError(t, json.Unmarshal(wait(100 + i)["result"], &res))
 		ids[i] = res.SessionID
 	}
 	var b strings.Builder
