@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
@@ -106,7 +107,19 @@ func sqlCatalog(db *sql.DB, dialect sqlcat.SupportedDialect, warehouse string, p
 	for k, v := range props {
 		p[k] = v
 	}
-	c, err := sqlcat.NewCatalog("uagent", db, dialect, p)
+	// NewCatalog makes the catalog's tables if need be; exporters that
+	// start together on a new database race to (Postgres: "duplicate key
+	// value violates unique constraint"), and the one that lost finds
+	// them made when it tries again.
+	var c *sqlcat.Catalog
+	var err error
+	for attempt := 1; ; attempt++ {
+		c, err = sqlcat.NewCatalog("uagent", db, dialect, p)
+		if err == nil || !isConflict(err) || attempt == MaxAttempts {
+			break
+		}
+		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
+	}
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -291,10 +291,10 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 		if k.name == "runs" {
 			sessionSeqs(held, todo)
 		}
-		if k.name == "runs" && attempt == 1 {
-			rep.Held += len(batch) - len(todo)
-		}
 		if len(todo) == 0 {
+			if k.name == "runs" {
+				rep.Held += len(batch)
+			}
 			return nil
 		}
 		data, n, err := k.dataFile(ctx, tbl, todo)
@@ -331,6 +331,7 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 			rep.Rows[k.name] += n
 			if k.name == "runs" {
 				rep.Appended += len(todo)
+				rep.Held += len(batch) - len(todo)
 			}
 			return nil
 		case !isConflict(err):

@@ -67,8 +67,13 @@ func eachOnce(t *testing.T, cat, wh string, dirs []string) {
 // overlapping runs leave every run once in every table.
 func TestFourExportersAtOnce(t *testing.T) {
 	fakeS3(t)
+	t.Run("sqlite", func(t *testing.T) { fourAtOnce(t, "sqlite:"+filepath.Join(t.TempDir(), "cat.db")) })
+	t.Run("postgres", func(t *testing.T) { fourAtOnce(t, postgresCatalog(t)) })
+}
+
+func fourAtOnce(t *testing.T, cat string) {
 	dirs := runDirs(t, 80)
-	cat, wh := "sqlite:"+filepath.Join(t.TempDir(), "cat.db"), "s3://lake/four"
+	wh := "s3://lake/four-" + filepath.Base(t.TempDir())
 	sets := [][]string{dirs[:50], dirs[10:60], dirs[20:70], dirs[30:]}
 	cmds := make([]*exec.Cmd, len(sets))
 	for i, set := range sets {
@@ -82,6 +87,7 @@ func TestFourExportersAtOnce(t *testing.T) {
 		var rep Report
 		require.NoError(t, json.Unmarshal(cmd.Stdout.(*bytes.Buffer).Bytes(), &rep))
 		appended += rep.Appended
+		assert.Equal(t, len(sets[i]), rep.Appended+rep.Held, "exporter %d: each of its runs appended or held", i)
 		t.Logf("exporter %d: %+v", i, rep)
 	}
 	assert.Equal(t, 80, appended, "each run appended by one exporter")
