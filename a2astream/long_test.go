@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/uahstream"
@@ -37,6 +38,7 @@ func (w watched) Lines() iter.Seq[uahstream.Line] {
 }
 
 func longAgent(t *testing.T, calls int) (*Agent, *a2aclient.Client, *atomic.Bool) {
+	before := goleak.IgnoreCurrent()
 	path := manyCalls(t, calls)
 	read := new(atomic.Bool)
 	start := execstream.Command([]string{fakeUagent, "-replay", path}, nil)
@@ -52,7 +54,16 @@ func longAgent(t *testing.T, calls int) (*Agent, *a2aclient.Client, *atomic.Bool
 	srv.Start()
 	client, err := a2aclient.NewFromCard(t.Context(), agent.Card(srv.URL+"/"))
 	require.NoError(t, err)
-	t.Cleanup(func() { client.Destroy(); srv.Close(); agent.Close() })
+	t.Cleanup(func() {
+		client.Destroy()
+		srv.Close()
+		agent.Close()
+		// The SDK goes on with the events it was given after Execute
+		// returned (copying each); on a loaded machine that outlasts
+		// goleak's own wait at the end of the tests.
+		require.Eventually(t, func() bool { return goleak.Find(before) == nil }, time.Minute, 10*time.Millisecond,
+			"the SDK's goroutines of the task end")
+	})
 	return agent, client, read
 }
 
