@@ -8,7 +8,10 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
+
+	"github.com/uagentkit/stream"
 )
 
 // icebergCommand is the command that appends runs to Iceberg tables: a
@@ -74,10 +77,12 @@ func cmdExportCatalog(e env, args []string) error {
 		return fmt.Errorf("export --catalog: %w", err)
 	}
 	done := make(chan struct{})
+	var signaled atomic.Bool
 	go func() {
 		for {
 			select {
 			case s := <-sigs:
+				signaled.Store(true)
 				cmd.Process.Signal(s)
 			case <-done:
 				return
@@ -88,7 +93,11 @@ func cmdExportCatalog(e env, args []string) error {
 	close(done)
 	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		code := ee.ExitCode()
-		if code < 0 { // ended by a signal
+		switch {
+		case code >= 0:
+		case signaled.Load(): // ended by the signal it was passed
+			code = stream.ExitInterrupted
+		default: // ended by another's signal
 			code = 1
 		}
 		return exitError{code}
