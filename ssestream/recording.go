@@ -1,6 +1,7 @@
 package ssestream
 
 import (
+	"bytes"
 	"bufio"
 	"cmp"
 	"encoding/json"
@@ -337,10 +338,13 @@ func (rec *Recording) cached(c *cache, compute func(*Recording) ([]byte, error))
 		return c.b, nil
 	}
 	b, err := compute(rec)
-	b = safetext.EscapeJSON(b) // the stream's strings, as every output carries them
 	if err != nil {
 		return nil, err
 	}
+	b = safetext.EscapeJSON(b) // the stream's strings, as every output carries them
+	var html bytes.Buffer      // and no markup character raw (<, >, &: \u escapes, as encoding/json writes them)
+	json.HTMLEscape(&html, b)
+	b = html.Bytes()
 	*c = cache{b: b, version: rec.version, at: rec.now()}
 	return b, nil
 }
