@@ -1,8 +1,8 @@
 package ssestream
 
 import (
-	"bytes"
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
