@@ -103,6 +103,11 @@ type Exporter struct {
 	cat   catalog.Catalog
 	props iceberg.Properties
 	store *store
+	// held are the runs of a table version this exporter read or made,
+	// by its metadata location: a table that no other exporter changed
+	// since is not read again (a commit's table holds what its parent
+	// held and what it appended).
+	held map[string]map[string]*tablestream.RunRow
 }
 
 // Report is what an export did.
@@ -128,7 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Exporter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Exporter{cfg: cfg, cat: cat, props: props, store: &store{props: props}}, nil
+	return &Exporter{cfg: cfg, cat: cat, props: props, store: &store{props: props}, held: map[string]map[string]*tablestream.RunRow{}}, nil
 }
 
 // Close closes the catalog.
@@ -159,7 +164,7 @@ func (x *Exporter) Export(ctx context.Context, srcs []parquetstream.Source, prob
 	// A run directory whose run the runs table holds is complete in every
 	// table (runs are committed last): it is not read again.
 	if tbl, err := x.cat.LoadTable(ctx, x.Table("runs")); err == nil {
-		held, err := heldRuns(ctx, tbl, false)
+		held, err := x.heldRuns(ctx, tbl, true)
 		if err != nil {
 			return rep, fmt.Errorf("the runs table: reading its run ids: %w", err)
 		}
@@ -278,7 +283,7 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 		if err != nil {
 			return err
 		}
-		held, err := heldRuns(ctx, tbl, k.name == "runs")
+		held, err := x.heldRuns(ctx, tbl, k.name == "runs")
 		if err != nil {
 			return fmt.Errorf("reading its run ids: %w", err)
 		}
@@ -321,9 +326,14 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 		if err := tx.AddDataFiles(ctx, []iceberg.DataFile{df}, props, table.WithoutDuplicateCheck()); err != nil {
 			return err
 		}
-		_, err = tx.Commit(ctx)
+		next, err := tx.Commit(ctx)
 		switch {
 		case err == nil:
+			delete(x.held, tbl.MetadataLocation())
+			for _, t := range todo {
+				held[t.Run.RunID] = &tablestream.RunRow{RunID: t.Run.RunID, SessionID: t.Run.SessionID, StartedAt: t.Run.StartedAt}
+			}
+			x.held[next.MetadataLocation()] = held
 			if afterCommit != nil {
 				afterCommit(k.name)
 			}
@@ -378,7 +388,22 @@ func isConflict(err error) bool {
 
 // heldRuns are the runs a table holds at its current snapshot, by run
 // id; with sessions (the runs table), each with its session id and start.
-func heldRuns(ctx context.Context, tbl *table.Table, sessions bool) (map[string]*tablestream.RunRow, error) {
+// A version of the table read before, or made by this exporter's own
+// commit, is not read again.
+func (x *Exporter) heldRuns(ctx context.Context, tbl *table.Table, sessions bool) (map[string]*tablestream.RunRow, error) {
+	if held, ok := x.held[tbl.MetadataLocation()]; ok {
+		return held, nil
+	}
+	held, err := readHeld(ctx, tbl, sessions)
+	if err == nil {
+		x.held[tbl.MetadataLocation()] = held
+	}
+	return held, err
+}
+
+// readHeld reads heldRuns from the table's data files: its run_id column,
+// with sessions its session_id and started_at too.
+func readHeld(ctx context.Context, tbl *table.Table, sessions bool) (map[string]*tablestream.RunRow, error) {
 	held := map[string]*tablestream.RunRow{}
 	if tbl.CurrentSnapshot() == nil {
 		return held, nil
