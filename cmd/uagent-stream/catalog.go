@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -54,7 +55,7 @@ func findIceberg() (string, error) {
 }
 
 func exeSuffix() string {
-	if filepath.Separator == '\\' {
+	if runtime.GOOS == "windows" {
 		return ".exe"
 	}
 	return ""
