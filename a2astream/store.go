@@ -497,6 +497,7 @@ func (s *store) rebuild(n note) *a2a.Task {
 		say(a2a.TaskStateFailed, "its run did not begin before uagent-stream stopped, or its run directory is gone")
 		return t
 	}
+	state := run.State() // once: its task's state
 	var ended *uahstream.Ended
 	for l := range uahstream.ReadEvents(run.Events()).Lines() {
 		if l.Ended != nil {
@@ -516,24 +517,20 @@ func (s *store) rebuild(n note) *a2a.Task {
 	switch {
 	case n.Canceled:
 		say(a2a.TaskStateCanceled, "canceled: the run was interrupted")
-	case run.Summary != nil && run.Summary.Status == string(stream.StatusRunning):
-		if held, known := run.Held(); known && !held {
-			// Its summary says running, and no process holds its session:
-			// uagent was stopped (kill -9, a crash) before it could say.
-			say(a2a.TaskStateFailed, "the agent stopped: the run's summary still says running, and no process holds its session")
-			break
-		}
+	case state == statedir.StateRunning:
 		say(a2a.TaskStateWorking, "")
-	case run.Finished() && run.Summary.Status == string(stream.StatusOK):
+	case state == statedir.StateStopped:
+		// No final summary, and no process holds its session: uagent was
+		// stopped (kill -9, a crash) before it could say how it ended.
+		say(a2a.TaskStateFailed, "the run was "+statedir.StoppedStatus+": the agent stopped before the run ended")
+	case run.Summary.Status == string(stream.StatusOK):
 		say(a2a.TaskStateCompleted, "")
-	case run.Finished():
+	default:
 		why := "the run ended " + run.Summary.Status
 		if st := run.Summary.Stats; len(st.Failures)+len(st.Errors) > 0 {
 			why += ": " + append(append([]string{}, st.Failures...), st.Errors...)[0]
 		}
 		say(a2a.TaskStateFailed, why)
-	default:
-		say(a2a.TaskStateFailed, "the run was cut off: it has no summary (uagent stopped before it ended)")
 	}
 	return t
 }

@@ -28,8 +28,9 @@ const listPage = 50
 
 // ListSessions lists the sessions of the history that ran in cwd (all of
 // them without one), the one of the latest activity first, a page at a
-// time: each with its title (uah's sidecar's first prompt, else the first
-// run's: one line, cut to 80 runes) and its last run's end as updatedAt.
+// time: each with its title (statedir.Session.Title, the history's one
+// rule), its last run's end as updatedAt and its last run's status
+// (statedir.Run.Status) in _meta "uagentkit/status".
 // A subagent's session is not listed at the top: it is in its parent's
 // entry, _meta "uagentkit/subagents" (a list of entries as these, with
 // their own subagents), when uah's sidecar names a parent the history
@@ -76,6 +77,9 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 		if u := s.UpdatedAt(); !u.IsZero() {
 			at := u.UTC().Format(time.RFC3339Nano)
 			info.UpdatedAt = &at
+		}
+		if len(s.Runs) > 0 { // its last run's state, as every view says it (statedir.Run.Status)
+			info.Meta = map[string]any{"uagentkit/status": s.Runs[len(s.Runs)-1].Status()}
 		}
 		for _, k := range children[s.ID] {
 			key := "uagentkit/subagents"
@@ -165,14 +169,15 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 			continue
 		}
 		u := &updates{conn: conn, session: p.SessionId, replay: true}
+		state := r.State()
 		for l := range uahstream.ReadEvents(r.Events()).Lines() {
 			u.add(l)
 			if e := l.Ended; e != nil && e.CutOff { // as cat says of it
-				why := "it has no summary: uagent stopped before it ended"
-				if r.Summary != nil {
-					why = "its summary says it is still running"
+				what := "this run was " + statedir.StoppedStatus + ": uagent stopped before it ended"
+				if state == statedir.StateRunning {
+					what = "this run is still running"
 				}
-				u.send(acp.UpdateAgentMessageText(text("\n[uagent-stream: this run was cut off: " + why + "]\n")))
+				u.send(acp.UpdateAgentMessageText(text("\n[uagent-stream: " + what + "]\n")))
 			}
 		}
 		for _, err := range r.Problems() {

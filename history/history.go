@@ -44,13 +44,15 @@ type Run struct {
 	Home, Dir string
 	StartedAt time.Time
 	WallMS    int64
-	// Status is the summary's: running while the run goes on.
+	// Status is the run directory's state's word (statedir.Run.Status):
+	// the summary's status, running, or cut_off for a run uagent never
+	// ended.
 	Status                             string
 	Provider, Model, Effort, Workspace string
 	Turns, ToolCalls                   int
 	Tokens                             stream.TokensDTO
-	// Title is the run's first prompt (its request's prompt, else its
-	// first message), on one line, as written.
+	// Title is the run's first prompt from the user (see
+	// statedir.RequestHead.Title).
 	Title string
 	// Cost is the API-price estimate of its tokens.
 	Cost Cost
@@ -68,8 +70,8 @@ func (r *Run) StateRun() *statedir.Run { return r.run }
 // it.
 type Session struct {
 	ID string
-	// Title is the sidecar's first prompt, else the first run's, on one
-	// line, as written.
+	// Title is the session's title by the history's one rule (see
+	// statedir.Session.Title).
 	Title string
 	// Source is where uah began it: tui, run, subagent, or review (a
 	// subagent of uah's /review); "" for a session of uagent's own.
@@ -152,9 +154,6 @@ func build(prices Prices, h *statedir.History, recomputedBefore map[string]recom
 		if ss.Review() {
 			s.Source = "review"
 		}
-		if sc := ss.Sidecar; sc != nil && sc.FirstPrompt != "" {
-			s.Title = oneLine(sc.FirstPrompt)
-		}
 		for i, sr := range ss.Runs {
 			r := x.byRun[sr.ID]
 			r.Seq = i + 1
@@ -168,9 +167,6 @@ func build(prices Prices, h *statedir.History, recomputedBefore map[string]recom
 			first, last := s.Runs[0], s.Runs[len(s.Runs)-1]
 			s.StartedAt, s.Home = first.StartedAt, last.Home
 			s.Status, s.Provider, s.Model, s.Effort = last.Status, last.Provider, last.Model, last.Effort
-			if s.Title == "" || ss.Sidecar == nil || ss.Sidecar.FirstPrompt == "" {
-				s.Title = cmp.Or(first.Title, s.Title)
-			}
 		}
 		x.sessions = append(x.sessions, s)
 		x.bySess[s.ID] = s
@@ -188,8 +184,9 @@ func build(prices Prices, h *statedir.History, recomputedBefore map[string]recom
 // or, without a summary, those its events recompute.
 func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
 	r := &Run{ID: sr.ID, SessionID: sr.SessionID(), Dir: sr.Dir, Home: home(sr.Dir), StartedAt: sr.StartedAt(), run: sr}
+	state := sr.State()
 	sum := sr.Summary
-	if sum == nil { // recomputed from the records, once for records as they are
+	if state != statedir.StateFinished { // its figures so far, recomputed from the records, once for records as they are
 		info, err := os.Stat(filepath.Join(sr.Dir, statedir.EventsFile))
 		if prev, ok := before[sr.Dir]; ok && err == nil && prev.size == info.Size() && prev.modTime.Equal(info.ModTime()) {
 			x.recomputed[sr.Dir] = prev
@@ -198,7 +195,12 @@ func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
 			rd := uahstream.ReadEvents(sr.Events())
 			for l := range rd.Lines() {
 				if l.Ended != nil {
-					s := sr.Stats(l.Ended.Recomputed)
+					s := l.Ended.Recomputed.Summary
+					if d := sr.Summary; d != nil { // the identity the running summary says
+						s.RunID, s.SessionID, s.Provider, s.Model = d.RunID, d.SessionID, cmp.Or(d.Provider, s.Provider), cmp.Or(d.Model, s.Model)
+						s.Effort, s.Workspace, s.StartedAt = cmp.Or(d.Effort, s.Effort), cmp.Or(d.Workspace, s.Workspace), d.StartedAt
+					}
+					s.WallMS = s.Stats.EventSpanMS
 					sum = &s
 				}
 			}
@@ -207,20 +209,14 @@ func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
 			}
 		}
 	}
+	r.Status = statedir.StatusOf(state, sr.Summary)
 	if sum != nil {
-		r.Status, r.WallMS = sum.Status, sum.WallMS
+		r.WallMS = sum.WallMS
 		r.Provider, r.Model, r.Effort, r.Workspace = sum.Provider, sum.Model, sum.Effort, sum.Workspace
 		r.Turns, r.ToolCalls, r.Tokens = sum.Stats.Turns, sum.Stats.ToolCalls, sum.Stats.Tokens
 	}
 	if q := sr.Request; q != nil {
-		r.Model, r.Effort = cmp.Or(r.Model, q.Model), cmp.Or(r.Effort, q.ThinkingLevel)
-		r.Title = oneLine(q.Prompt)
-		for _, m := range q.Messages {
-			if r.Title != "" {
-				break
-			}
-			r.Title = oneLine(m.Content)
-		}
+		r.Model, r.Effort, r.Title = cmp.Or(r.Model, q.Model), cmp.Or(r.Effort, q.ThinkingLevel), q.Title
 	}
 	r.Cost = x.prices.Cost(r.Provider, r.Model, r.Tokens)
 	return r

@@ -291,7 +291,7 @@ func (m *matcher) in(s string) (from, to int, ok bool) {
 // needle. buf is the worker's, for reading.
 func (m *matcher) run(r *Run, buf []byte) (Match, bool, []error) {
 	sr := r.run
-	if q := sr.Request; q != nil {
+	if q, err := sr.ReadRequest(); err == nil { // read again: the index keeps only its title
 		texts := []string{q.Prompt}
 		for _, msg := range q.Messages {
 			texts = append(texts, msg.Content)

@@ -63,6 +63,13 @@ import (
 // changed. It is not a fault of the input.
 var ErrLive = errors.New("still running: exported as unfinished")
 
+// ErrStopped marks what an export says of a run directory whose run was
+// stopped (statedir.StateStopped: no final summary, and nobody holds its
+// session's lock): it is exported as it is, with the status
+// statedir.StoppedStatus. Its records are all there will be; it is the
+// history's truth, not a fault of the input.
+var ErrStopped = errors.New("stopped before it ended (uagent died): exported as " + statedir.StoppedStatus)
+
 // ErrNameNotUTF8 marks what an export says of a name (a file's, a run
 // directory's) that is not valid UTF-8: it is written with its bad bytes
 // escaped (\xNN), as every string of the tables is valid UTF-8.
@@ -243,6 +250,7 @@ type report struct {
 	rows     []tablestream.RunRow
 	session  bool
 	live     bool // a run directory of a run still going
+	stopped  bool // a run directory of a run that uagent never ended (statedir.StateStopped)
 	problems []error
 	err      error
 }
@@ -315,6 +323,8 @@ func (x *Export) Write(ctx context.Context, srcs []Source, problem func(error)) 
 				issues = append(issues, "not a stream: no line could be read")
 			case row.CutOff && r.live:
 				problem(fmt.Errorf("%s: %w", where, ErrLive))
+			case row.CutOff && r.stopped:
+				problem(fmt.Errorf("%s: %w", where, ErrStopped))
 			case row.CutOff:
 				issues = append(issues, "cut off: no run_finished")
 			}
@@ -368,7 +378,10 @@ var errHeld = errors.New("held")
 func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n int) error) report {
 	r := report{src: s}
 	var rd *uahstream.Reader
+	var state statedir.State
 	if s.Run != nil {
+		state = s.Run.State() // once: the run's status in every row
+		r.live, r.stopped = state == statedir.StateRunning, state == statedir.StateStopped
 		rd = uahstream.ReadEvents(s.Run.Events())
 	} else {
 		f, err := os.Open(s.Path)
@@ -406,9 +419,8 @@ func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n
 			continue
 		}
 		n++
-		if s.Run != nil { // a run directory's outcome as uagent stats gives it: running, say
-			sum := s.Run.Stats(l.Ended.Recomputed)
-			t.Run.Status, t.Run.RunnerExitCode, t.Run.WallMS = sum.Status, int64(sum.RunnerExitCode), sum.WallMS
+		if s.Run != nil { // a run directory's status is its state's word (statedir.Run.Status)
+			setState(&t.Run, state, s.Run.Summary)
 		}
 		r.session = r.session || n > 1 || !l.End
 		if x.names(&t, &r) {
@@ -428,14 +440,29 @@ func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n
 	}
 	if s.Run != nil {
 		for _, p := range s.Run.Problems() {
-			if errors.Is(p, statedir.ErrRunning) || errors.Is(p, statedir.ErrWriteInProgress) {
-				r.live = true
-				continue // said of its row: the run is still going
+			if errors.Is(p, statedir.ErrRunning) || errors.Is(p, statedir.ErrNoSummary) ||
+				(r.live && errors.Is(p, statedir.ErrWriteInProgress)) {
+				continue // said of its row: running, or cut off (a stopped run)
 			}
 			r.problems = append(r.problems, p)
 		}
 	}
 	return r
+}
+
+// setState gives a run directory's row the run's state: a finished run
+// its summary's status, exit code and wall time; a running one the status
+// running and the summary's wall time so far; a stopped one the status
+// statedir.StoppedStatus and exit code -1 (uagent died: killed), its wall
+// time the span of its events.
+func setState(row *tablestream.RunRow, st statedir.State, sum *stream.SummaryDTO) {
+	row.Status = statedir.StatusOf(st, sum)
+	switch {
+	case st == statedir.StateStopped:
+		row.RunnerExitCode, row.WallMS = -1, row.EventSpanMS
+	case sum != nil:
+		row.RunnerExitCode, row.WallMS = int64(sum.RunnerExitCode), sum.WallMS
+	}
 }
 
 // names makes the names a run's rows hold of the filesystem (the input's

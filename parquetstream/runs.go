@@ -14,10 +14,12 @@ type Run struct {
 	Source Source
 	// Tables are its rows, as Write writes them.
 	Tables tablestream.Tables
-	// Live reports a run still going (a run directory whose summary says
-	// running, or whose last record is being written): its rows are as
-	// far as it got, and its RunRow is cut off.
-	Live bool
+	// Live reports a run still going (a run directory in
+	// statedir.StateRunning): its rows are as far as it got, and its
+	// RunRow is cut off. Stopped reports a run directory whose run uagent
+	// never ended (statedir.StateStopped): its rows are all there will be,
+	// its RunRow cut off with the status statedir.StoppedStatus.
+	Live, Stopped bool
 	// InSession reports a run read from a session stream (a stream of
 	// several runs, or of one that goes on), which a message names by
 	// its run id as well as its file.
@@ -74,7 +76,7 @@ func ReadRuns(ctx context.Context, srcs []Source, content bool, problem func(err
 			problem(r.err)
 		}
 		for _, t := range r.tables {
-			if err := each(Run{Source: r.src, Tables: t, Live: t.Run.CutOff && r.live, InSession: r.session}); err != nil {
+			if err := each(Run{Source: r.src, Tables: t, Live: t.Run.CutOff && r.live, Stopped: t.Run.CutOff && r.stopped, InSession: r.session}); err != nil {
 				failed = err
 				return
 			}

@@ -93,6 +93,9 @@ func TestHistoryPageInChromium(t *testing.T) {
 	until(t, ctx, `document.querySelectorAll("#sessions tbody tr[data-session]").length === 7`)
 	run := histgen.Run{Homes: []string{f.Uah}, ID: "20261106-000000-d0d0d0d0", Session: "d0d0d0d0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "live one"}
+	release, err := histgen.Hold(f.Uah, run.Session) // uagent's, while it runs
+	require.NoError(t, err)
+	defer release()
 	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
 	began := time.Now()
 	until(t, ctx, `document.querySelector('tr[data-session="d0d0d0d0-0000-4000-8000-000000000000"][data-status="running"]') !== null`)

@@ -23,6 +23,9 @@ func servedHistory(t *testing.T, opts ...Option) (histgen.Fixture, *httptest.Ser
 	t.Helper()
 	f, err := histgen.WriteFixture(t.TempDir())
 	require.NoError(t, err)
+	release, err := f.HoldLive() // its run goes on
+	require.NoError(t, err)
+	t.Cleanup(release)
 	h := NewHistory(history.Open(history.DefaultPrices(), f.Dirs()...), opts...)
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -183,6 +186,9 @@ func TestHistoryIsLive(t *testing.T) {
 	}()
 	run := histgen.Run{Homes: []string{f.Uagent}, ID: "20261106-000000-c0c0c0c0", Session: "c0c0c0c0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "a new one"}
+	release, err := histgen.Hold(f.Uagent, run.Session) // uagent's, while it runs
+	require.NoError(t, err)
+	defer release()
 	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
 	select {
 	case <-changed:

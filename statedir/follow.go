@@ -22,7 +22,9 @@ import (
 // status), the records written until then and run_finished, and the end.
 // A run that has ended already is its Events. When ctx ends first, the
 // sequence ends where the run is (without run_finished: the caller says
-// the run was still going). The preflight warnings come after run_started
+// the run was still going). A run that nobody runs any more (its session's
+// lock let go of, its summary not final: StateStopped) ends with its
+// records, without run_finished, as its Events do. The preflight warnings come after run_started
 // when the summary that Follow first reads has them (uagent writes them
 // to the running summary when the run starts). Problems are said as for
 // Events; a run directory removed while followed ends the sequence with
@@ -42,12 +44,18 @@ func (r *Run) Follow(ctx context.Context, poll time.Duration) iter.Seq[stream.Ev
 		t := &tail{path: r.path(EventsFile)}
 		defer t.close()
 		for !stopped {
+			// The lock is probed before the summary is read again: uagent
+			// writes its final summary before it lets go of the lock, so
+			// a lock let go of and a summary still not final is a run
+			// that was stopped (StateStopped), and ends here cut off.
+			held, known := r.Held()
 			ended := r.reread()
+			gone := known && !held && !ended
 			if err := t.lines(m.line, &stopped); err != nil {
 				r.problem(EventsFile, 0, err)
 				return
 			}
-			if ended {
+			if ended || gone {
 				if len(t.part) > 0 { // a last record without its newline: whole, or still being written
 					if m.whole(t.part) {
 						m.line(t.part)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"go.uber.org/goleak"
@@ -24,8 +25,12 @@ func TestFollowARunAsItIsWritten(t *testing.T) {
 	require.NoError(t, err)
 	final, err := stream.ReadSummaryFile(filepath.Join(src, SummaryFile))
 	require.NoError(t, err)
-	dir := filepath.Join(t.TempDir(), filepath.Base(src))
-	require.NoError(t, os.Mkdir(dir, 0o755))
+	home := t.TempDir()
+	dir := filepath.Join(home, "runs", filepath.Base(src))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	release, err := hold(home, final.SessionID) // uagent's, while the run goes on
+	require.NoError(t, err)
+	defer release()
 	running := final
 	running.Status = "running"
 	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, SummaryFile), running))
@@ -76,6 +81,53 @@ func TestFollowARunAsItIsWritten(t *testing.T) {
 		t.Errorf("(-the finished run +followed):\n%s", d)
 	}
 	require.Empty(t, r.Problems())
+}
+
+// A run followed whose uagent dies (its session's lock let go of, its
+// summary still saying running) ends there, without run_finished, with
+// the records it had: stopped, as State says.
+func TestFollowEndsWhenTheRunIsStopped(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	src := filepath.Join(state, "runs", "20261101-100000-5f3c2a1e")
+	final, err := stream.ReadSummaryFile(filepath.Join(src, SummaryFile))
+	require.NoError(t, err)
+	home := t.TempDir()
+	dir := filepath.Join(home, "runs", filepath.Base(src))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	running := final
+	running.Status = "running"
+	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, SummaryFile), running))
+	records, err := os.ReadFile(filepath.Join(src, EventsFile))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, EventsFile), records, 0o644))
+	release, err := hold(home, final.SessionID)
+	require.NoError(t, err)
+	r, err := OpenRun(dir)
+	require.NoError(t, err)
+	if _, known := r.Held(); !known {
+		release()
+		t.Skip("no flock here: a summary saying running is taken at its word")
+	}
+	require.Equal(t, StateRunning, r.State())
+	done := make(chan []stream.Event)
+	go func() {
+		var got []stream.Event
+		for e := range r.Follow(context.Background(), time.Millisecond) {
+			got = append(got, e)
+		}
+		done <- got
+	}()
+	time.Sleep(20 * time.Millisecond) // followed while the lock is held
+	release()                         // uagent dies
+	var got []stream.Event
+	select {
+	case got = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the follower of a stopped run did not end")
+	}
+	require.NotEmpty(t, got)
+	assert.NotEqual(t, "run_finished", stream.TypeOf(mustDTO(t, got[len(got)-1])))
+	assert.Equal(t, StateStopped, r.State())
 }
 
 // Followed until its context ends, a run that goes on ends without

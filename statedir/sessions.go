@@ -1,6 +1,7 @@
 package statedir
 
 import (
+	"strings"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -61,23 +62,18 @@ func (s Session) UpdatedAt() time.Time {
 	return r.StartedAt()
 }
 
-// Title is the session's first prompt, on one line and cut to 80 runes:
-// its sidecar's first_prompt, else its first run's request's prompt, else
-// its first message's content.
+// Title is the session's title, by the history's one rule: its
+// sidecar's first_prompt, else the title of its first run that has one
+// (RequestHead.Title: the first prompt from the user, never a developer's
+// message), on one line, cut to MaxTitle runes. Every view cuts it further
+// to its own width.
 func (s Session) Title() string {
-	if s.Sidecar != nil && s.Sidecar.FirstPrompt != "" {
-		return oneLine(s.Sidecar.FirstPrompt, 80)
+	if s.Sidecar != nil && strings.TrimSpace(s.Sidecar.FirstPrompt) != "" {
+		return titleLine(s.Sidecar.FirstPrompt)
 	}
 	for _, r := range s.Runs {
-		if q := r.Request; q != nil {
-			if q.Prompt != "" {
-				return oneLine(q.Prompt, 80)
-			}
-			for _, m := range q.Messages {
-				if m.Content != "" {
-					return oneLine(m.Content, 80)
-				}
-			}
+		if r.Request != nil && r.Request.Title != "" {
+			return r.Request.Title
 		}
 	}
 	return ""
@@ -100,17 +96,17 @@ func (s Session) Workspace() string {
 // Effort is the effort the session's last run ran with: its summary's,
 // else its request's thinking_level.
 func (s Session) Effort() string {
-	return s.lastRun(func(d *stream.SummaryDTO) string { return d.Effort }, func(q *Request) string { return q.ThinkingLevel })
+	return s.lastRun(func(d *stream.SummaryDTO) string { return d.Effort }, func(q *RequestHead) string { return q.ThinkingLevel })
 }
 
 // Model is the model the session's last run used: its summary's, else its
 // request's.
 func (s Session) Model() string {
-	return s.lastRun(func(d *stream.SummaryDTO) string { return d.Model }, func(q *Request) string { return q.Model })
+	return s.lastRun(func(d *stream.SummaryDTO) string { return d.Model }, func(q *RequestHead) string { return q.Model })
 }
 
 // lastRun is what the last run's summary says (of), else its request.
-func (s Session) lastRun(of func(*stream.SummaryDTO) string, orRequest func(*Request) string) string {
+func (s Session) lastRun(of func(*stream.SummaryDTO) string, orRequest func(*RequestHead) string) string {
 	if len(s.Runs) == 0 {
 		return ""
 	}

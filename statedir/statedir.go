@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/regular"
@@ -137,8 +138,8 @@ func (p *Problem) Error() string {
 // Unwrap returns the cause.
 func (p *Problem) Unwrap() error { return p.Err }
 
-// Request is a run's request.json, as far as a reader of its history needs
-// it: every field is optional.
+// Request is a run's request.json, whole, as far as a reader of its
+// history needs it (every field is optional): see Run.ReadRequest.
 type Request struct {
 	Prompt        string    `json:"prompt"`
 	Messages      []Message `json:"messages"`
@@ -154,14 +155,32 @@ type Message struct {
 	MessageID string `json:"message_id"`
 }
 
+// RequestHead is what a listing shows of a run's request.json: not its
+// messages (a request may hold megabytes of them), which Run.ReadRequest
+// reads when they are asked for.
+type RequestHead struct {
+	Model, ThinkingLevel, SessionID string
+	// Title is the run's first prompt from the user: the request's
+	// prompt, else its first message of role user with content (never a
+	// developer's message, such as the <context_preparation> uah sends
+	// first), on one line (every run of white space one space), cut to
+	// MaxTitle runes.
+	Title string
+}
+
+// MaxTitle is the most runes of a title a history keeps (uah's sidecar
+// keeps a session's first prompt cut to 200 characters too).
+const MaxTitle = 200
+
 // Run is one run directory as uagent saved it. OpenRun reads its request
 // and summary; Events reads its records. A Run is not safe for concurrent
 // use.
 type Run struct {
 	// Dir is the directory, ID its name: the run's id.
 	Dir, ID string
-	// Request is request.json, nil when it is missing or cannot be read.
-	Request *Request
+	// Request is what a listing needs of request.json, nil when it is
+	// missing or cannot be read.
+	Request *RequestHead
 	// Summary is summary.json, nil when it is missing or cannot be read.
 	Summary *stream.SummaryDTO
 
@@ -186,15 +205,10 @@ func OpenRun(dir string) (*Run, error) {
 	}
 	r := &Run{Dir: dir, ID: filepath.Base(dir)}
 	if has[RequestFile] {
-		b, err := regular.Read(r.path(RequestFile), MaxRequestFile)
-		var req Request
-		if err == nil {
-			err = json.Unmarshal(b, &req)
-		}
-		if err != nil {
+		if req, err := r.ReadRequest(); err != nil {
 			r.problem(RequestFile, 0, err)
 		} else {
-			r.Request = &req
+			r.Request = &RequestHead{Model: req.Model, ThinkingLevel: req.ThinkingLevel, SessionID: req.SessionID, Title: req.title()}
 		}
 	}
 	switch s, err := stream.ReadSummaryFile(r.path(SummaryFile)); {
@@ -215,6 +229,51 @@ func OpenRun(dir string) (*Run, error) {
 		r.problem(EventsFile, 0, ErrNoEvents)
 	}
 	return r, nil
+}
+
+// ReadRequest reads the run's request.json whole (at most
+// MaxRequestFile bytes).
+func (r *Run) ReadRequest() (*Request, error) {
+	b, err := regular.Read(r.path(RequestFile), MaxRequestFile)
+	if err != nil {
+		return nil, err
+	}
+	var req Request
+	if err := json.Unmarshal(b, &req); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// title is the request's first prompt from the user (see
+// RequestHead.Title).
+func (q *Request) title() string {
+	if q.Prompt != "" {
+		return titleLine(q.Prompt)
+	}
+	for _, m := range q.Messages {
+		if m.Role == "user" && strings.TrimSpace(m.Content) != "" {
+			return titleLine(m.Content)
+		}
+	}
+	return ""
+}
+
+// OneLine is s on one line, every run of white space one space, the ends
+// trimmed, cut to MaxTitle runes: a title as the history keeps it.
+func titleLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= MaxTitle {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxTitle {
+			return s[:i]
+		}
+		n++
+	}
+	return s
 }
 
 func (r *Run) path(file string) string { return filepath.Join(r.Dir, file) }
@@ -461,12 +520,14 @@ func IsStateDir(dir string) bool {
 	return err == nil && info.IsDir()
 }
 
-// Stats is the summary `uagent stats RUN_DIR` gives of the run: the stats
-// and answer recomputed from its events (rc: what a fold of Events says),
-// with summary.json's metadata (status, runner exit code, identity, start
-// and wall time, running included); without a summary.json, the status
-// as if the runner had exited 0, and the event span as the wall time.
-func (r *Run) Stats(rc stream.Recomputed) stream.SummaryDTO {
+// UagentStats is the summary `uagent stats RUN_DIR` gives of the run, by
+// uagent's own rule: the stats and answer recomputed from its events (rc:
+// what a fold of Events says), with summary.json's metadata (status,
+// runner exit code, identity, start and wall time, running included);
+// without a summary.json, the status as if the runner had exited 0, and
+// the event span as the wall time. It is `stats`' rule alone: every other
+// view of a run directory shows its State (see Run.Status).
+func (r *Run) UagentStats(rc stream.Recomputed) stream.SummaryDTO {
 	sum := rc.Summary
 	if s := r.Summary; s != nil {
 		sum.RunID, sum.SessionID, sum.Provider, sum.Model, sum.Effort, sum.Workspace = s.RunID, s.SessionID, s.Provider, s.Model, s.Effort, s.Workspace

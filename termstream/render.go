@@ -48,6 +48,10 @@ type Options struct {
 	// (Ctrl-C): a run without run_finished is then said to be still going,
 	// not cut off.
 	Interrupted func() bool
+	// Going, when set, reports that the source says its last run is still
+	// going (a run directory in statedir.StateRunning): a stream that ends
+	// without run_finished then ends "running", not cut off.
+	Going func() bool
 }
 
 // Renderer prints a stream for people as its lines arrive. It writes
@@ -142,7 +146,7 @@ func (r *Renderer) Finish(v stream.Verdict) {
 		r.sessionEnd(v)
 		return
 	}
-	r.end(v)
+	r.end(v, true)
 }
 
 func (r *Renderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format, args...) }
@@ -283,7 +287,7 @@ func (r *Renderer) tail(what, path string) {
 // end marks the tools still in flight when the run ended without
 // run_finished, and says how it ended: v is the verdict, of the stream
 // alone or with the process's exit code.
-func (r *Renderer) end(v stream.Verdict) {
+func (r *Renderer) end(v stream.Verdict, last bool) {
 	if r.finished {
 		return
 	}
@@ -292,6 +296,10 @@ func (r *Renderer) end(v stream.Verdict) {
 	r.markInflight(running, time.Time{})
 	if r.o.Interrupted() {
 		r.printf("%s── interrupted: the run was still going (no run_finished yet)%s\n", r.pal.yellow, r.pal.reset)
+		return
+	}
+	if last && r.o.Going != nil && r.o.Going() {
+		r.printf("%s── running: the run is still going (no run_finished yet; cat -f follows it)%s\n", r.pal.yellow, r.pal.reset)
 		return
 	}
 	why := "no run_finished: the stream was cut off"

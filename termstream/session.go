@@ -16,7 +16,7 @@ func (r *Renderer) sessionLine(l uahstream.Line) {
 	if e := l.Ended; e != nil { // what the run streamed and no response replaced, before its end
 		r.endRunText(e.Unreplaced)
 		if e.CutOff && (l.Started || l.End) { // the open run ends here, without run_finished
-			r.end(e.Verdict)
+			r.end(e.Verdict, l.End)
 			if l.Started {
 				r.printf("%s── run %d was cut off: the next run starts%s\n", r.pal.yellow, e.Run+1, r.pal.reset)
 			}

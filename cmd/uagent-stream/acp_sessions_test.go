@@ -307,5 +307,5 @@ func TestACPLoadSaysARunWasCutOff(t *testing.T) {
 	said := texts(c2.of(s.SessionId), "agent_message_chunk")
 	require.NotEmpty(t, said)
 	assert.Contains(t, said, "answer to: one", "what could be read is replayed")
-	assert.Contains(t, said[len(said)-1], "[uagent-stream: this run was cut off: it has no summary")
+	assert.Contains(t, said[len(said)-1], "[uagent-stream: this run was cut_off: uagent stopped before it ended")
 }

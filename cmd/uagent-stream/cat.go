@@ -40,6 +40,7 @@ func cmdCat(e env, args []string) error {
 			return err
 		}
 		defer in.close()
+		o.Going = in.going
 		r := termstream.New(e.stdout, in.rd.Session(), o)
 		err = render(r, in.rd)
 		if reportProblems(e, in) && err == nil {

@@ -36,11 +36,11 @@ func cmdExport(e env, args []string) error {
 	code := 0
 	problem := func(err error) {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		// A run still going, a name that is not UTF-8, a run whose two
+		// A run still going or stopped, a name that is not UTF-8, a run whose two
 		// copies differ and a subagent whose parent is not there are said,
 		// not faults: the nightly export of a history where someone works
 		// succeeds.
-		if !*allowErrors && !errors.Is(err, parquetstream.ErrLive) && !errors.Is(err, parquetstream.ErrNameNotUTF8) &&
+		if !*allowErrors && !errors.Is(err, parquetstream.ErrLive) && !errors.Is(err, parquetstream.ErrStopped) && !errors.Is(err, parquetstream.ErrNameNotUTF8) &&
 			!errors.Is(err, statedir.ErrTwoCopies) && !errors.Is(err, statedir.ErrParent) {
 			code = 1
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/histgen"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
@@ -73,7 +74,7 @@ func TestExportStateDirectory(t *testing.T) {
 	assert.Equal(t, "5f3c2a1e-1111-4222-8333-944455556666", s.SessionID)
 	assert.Equal(t, int64(3), s.Runs)
 	assert.Equal(t, time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC), s.StartedAt.UTC(), "the first run's start")
-	assert.Equal(t, "running", s.Status, "the last run's")
+	assert.Equal(t, "cut_off", s.Status, "the last run's: its summary says running, and nobody holds its session's lock")
 	assert.Equal(t, int64(900+1200+1500+300), s.TokensInput, "the runs' tokens summed")
 
 	code, _, stderr = runCmd(t, "", "export", "--allow-errors", "-o", out, stateDir)
@@ -97,6 +98,9 @@ func TestExportReplacesARunOnceFinished(t *testing.T) {
 	half := strings.SplitAfterN(string(events), "\n", 5)
 	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.EventsFile), []byte(strings.Join(half[:4], "")), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.SummaryFile), []byte(strings.Replace(string(summary), `"status": "ok"`, `"status": "running"`, 1)), 0o644))
+	release, err := histgen.Hold(state, "5f3c2a1e-1111-4222-8333-944455556666") // uagent's, while it runs
+	require.NoError(t, err)
+	defer release()
 	out := t.TempDir()
 	code, _, stderr := runCmd(t, "", "export", "-o", out, state)
 	require.Equal(t, 0, code, "a run still going is normal: %s", stderr)

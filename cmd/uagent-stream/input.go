@@ -18,6 +18,7 @@ type input struct {
 	rd    *uahstream.Reader
 	run   *statedir.Run   // a run directory's
 	runs  []*statedir.Run // a session of the history's, in order
+	state statedir.State  // of the run directory, or the session's last run; 0 for a stream
 	close func() error
 }
 
@@ -45,7 +46,11 @@ func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderO
 		if err != nil {
 			return nil, err
 		}
-		return &input{rd: rd, runs: runs, close: nop}, nil
+		in := &input{rd: rd, runs: runs, close: nop}
+		if len(runs) > 0 {
+			in.state = runs[len(runs)-1].State()
+		}
+		return in, nil
 	}
 	if info, err := os.Stat(name); err == nil && info.IsDir() {
 		if !statedir.IsRun(name) {
@@ -55,13 +60,29 @@ func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderO
 		if err != nil {
 			return nil, err
 		}
-		return &input{rd: s.EventReader(r.Events()), run: r, close: nop}, nil
+		return &input{rd: s.EventReader(r.Events()), run: r, state: r.State(), close: nop}, nil
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	return &input{rd: s.Reader(f, opts...), close: f.Close}, nil
+}
+
+// going reports that the input's last run is a run directory whose run
+// is still going (statedir.StateRunning), as its state was when the
+// input was opened: its transcript ends "running", not cut off.
+func (in *input) going() bool { return in.state == statedir.StateRunning }
+
+// status is the word for the input's last run when it is a run directory
+// that has not finished (statedir.StatusOf: running or cut_off), "" for a
+// stream or a finished run: what a view says of a run without
+// run_finished.
+func (in *input) status() stream.Status {
+	if in.state == 0 || in.state == statedir.StateFinished {
+		return ""
+	}
+	return stream.Status(statedir.StatusOf(in.state, nil))
 }
 
 // problems returns what could not be read of a run directory, once it has

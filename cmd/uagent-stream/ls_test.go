@@ -24,6 +24,9 @@ func historyHome(t *testing.T) histgen.Fixture {
 	root := t.TempDir()
 	f, err := histgen.WriteFixture(root)
 	require.NoError(t, err)
+	release, err := f.HoldLive() // its run goes on
+	require.NoError(t, err)
+	t.Cleanup(release)
 	t.Setenv("HOME", root)
 	t.Setenv("XDG_STATE_HOME", filepath.Join(root, "state"))
 	t.Setenv("UAH_STATE_DIR", f.Uah)

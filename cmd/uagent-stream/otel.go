@@ -38,7 +38,7 @@ func cmdOtel(e env, args []string) error {
 		if err := readInto(in.rd, func(l uahstream.Line) { x.Add(l) }); err != nil {
 			failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
 		}
-		x.End("")
+		x.End(in.status()) // a run directory's state: running or cut_off, not "error"
 		in.close()
 		if reportProblems(e, in) {
 			failed = errors.Join(failed, fmt.Errorf("%s: parts of the run directory could not be read", name))

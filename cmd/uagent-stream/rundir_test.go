@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/histgen"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
 )
@@ -107,8 +108,12 @@ func TestCatFollowARunDirectory(t *testing.T) {
 	require.NoError(t, err)
 	final, err := stream.ReadSummaryFile(filepath.Join(src, statedir.SummaryFile))
 	require.NoError(t, err)
-	dir := filepath.Join(t.TempDir(), filepath.Base(src))
-	require.NoError(t, os.Mkdir(dir, 0o755))
+	home := t.TempDir()
+	dir := filepath.Join(home, "runs", filepath.Base(src))
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	release, err := histgen.Hold(home, final.SessionID) // uagent's, while the run goes on
+	require.NoError(t, err)
+	defer release()
 	running := final
 	running.Status = "running"
 	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), running))

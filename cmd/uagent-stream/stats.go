@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/uagentkit/stream/statedir"
 	"io"
 
 	"github.com/uagentkit/stream"
@@ -87,7 +88,11 @@ func (w *statsWriter) stats(e env) int {
 		}
 		if e := l.Ended; e != nil {
 			if r := in.runOf(e); r != nil { // summary.json's metadata, as uagent stats keeps it
-				e.Summary = r.Stats(e.Recomputed)
+				e.Summary = r.UagentStats(e.Recomputed)
+				if r.Summary == nil {
+					fmt.Fprintf(w.errs, "uagent-stream: %s: no summary.json: its status is uagent stats' (as if the runner exited 0; %s everywhere else)\n",
+						sanitize(r.Dir, false), statedir.StoppedStatus)
+				}
 			}
 			last = e
 			w.lineErrors(e.FirstErrors, e.LineErrors)
@@ -97,6 +102,9 @@ func (w *statsWriter) stats(e env) int {
 		}
 	}
 	for _, p := range in.problems() {
+		if errors.Is(p, statedir.ErrNoSummary) {
+			continue // said above, by stats' rule
+		}
 		fmt.Fprintf(w.errs, "uagent-stream: %s\n", sanitize(p.Error(), false))
 		if serious(p) && !w.allowErrors {
 			w.code = 1

@@ -200,7 +200,7 @@ func (x *Exporter) Export(ctx context.Context, srcs []parquetstream.Source, prob
 		case row.CutOff && r.Live:
 			problem(fmt.Errorf("%s: still running: %w", where, ErrNotEnded))
 			return nil
-		case row.CutOff:
+		case row.CutOff && !r.Stopped: // a stopped run directory is final: appended, status cut_off
 			problem(fmt.Errorf("%s: cut off, no run_finished: %w", where, ErrNotEnded))
 			return nil
 		case seen[row.RunID]:

@@ -166,14 +166,16 @@ const (
 	Old      = "d4e5f607-0000-4000-8000-000000000004" // in uagent's directory under its old name, October
 	Copied   = "e5f60718-0000-4000-8000-000000000005" // in both homes, openai-codex
 	Unpriced = "f6071829-0000-4000-8000-000000000006" // a model no table has, hostile title and workspace
-	Live     = "a7182930-0000-4000-8000-000000000007" // running, and a run without summary
+	Live     = "a7182930-0000-4000-8000-000000000007" // running (while HoldLive), after a run without summary (stopped)
 )
 
 // Fixture is a history of three homes under root (uagent's state
 // directory under its name, under its old name, and uah's home), and
 // what was written: sessions across midnight and across months, uah's
 // sidecars, a subagent and a reviewer, a run in two homes, an unpriced
-// model, a hostile title, a run still going and one without a summary.
+// model, a hostile title, a run still going (its summary says running:
+// running while HoldLive holds its session's lock, stopped otherwise) and,
+// before it in its session, one without a summary (stopped: uagent died).
 type Fixture struct {
 	Uagent, Old, Uah string
 	Runs             []Run
@@ -229,6 +231,10 @@ func WriteFixture(root string) (Fixture, error) {
 	}
 	return f, Write(f.Runs, f.Sidecars)
 }
+
+// HoldLive holds the session lock of the fixture's live session (see
+// Hold), as uagent does while its run goes on; release lets go of it.
+func (f Fixture) HoldLive() (release func(), err error) { return Hold(f.Uagent, Live) }
 
 // Dirs are the fixture's homes, as statedir.Homes lists them.
 func (f Fixture) Dirs() []string { return []string{f.Uagent, f.Old, f.Uah} }

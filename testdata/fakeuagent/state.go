@@ -49,8 +49,8 @@ func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) err
 		for _, s := range ss {
 			if s.ID == session {
 				for _, r := range s.Runs {
-					if r.Request != nil {
-						before = append(before, r.Request.Prompt)
+					if q, err := r.ReadRequest(); err == nil {
+						before = append(before, q.Prompt)
 					}
 				}
 			}
