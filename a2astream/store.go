@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/regular"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/uahstream"
@@ -38,8 +39,7 @@ type store struct {
 	live     map[a2a.TaskID]*stored
 	contexts map[string]bool // the contexts of the notes, read once
 
-	histMu sync.Mutex
-	hist   *statedir.History // the history, for contexts no note has (see knows)
+	hist *history.Live // the history, for contexts no note has (see knows)
 }
 
 // stored is a task of this process as the SDK last stored it; it is
@@ -70,7 +70,7 @@ type note struct {
 var _ taskstore.Store = (*store)(nil)
 
 func newStore(dirs []string, failing func(error)) *store {
-	s := &store{dirs: dirs, live: map[a2a.TaskID]*stored{}, failing: failing}
+	s := &store{dirs: dirs, hist: history.NewLive(history.DefaultPrices(), dirs...), live: map[a2a.TaskID]*stored{}, failing: failing}
 	if len(dirs) > 0 {
 		s.dir = filepath.Join(dirs[0], "a2a", "tasks")
 	}
@@ -344,18 +344,10 @@ func (s *store) knows(id string) bool {
 	if known {
 		return true
 	}
-	// The history as last read, read again in part (Reopen: its listing
-	// and the runs still going, not every run): a message with a context
-	// no note has does not cost a scan of the history.
-	s.histMu.Lock()
-	if s.hist == nil {
-		s.hist = statedir.OpenHistory(s.dirs...)
-	} else {
-		s.hist = s.hist.Reopen()
-	}
-	h := s.hist
-	s.histMu.Unlock()
-	return slices.ContainsFunc(h.Runs(), func(r *statedir.Run) bool { return r.SessionID() == id })
+	// The history as it stands (history.Live: read once, then from what
+	// changed): a message with a context no note has does not cost a scan
+	// of the history.
+	return s.hist.Index().Session(id) != nil
 }
 
 // ran notes the run of a task, canceled that CancelTask stopped it,

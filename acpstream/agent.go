@@ -42,8 +42,8 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
-	"github.com/uagentkit/stream/statedir"
 )
 
 // Prompt is what a run is started for (execstream.Prompt): the session's
@@ -93,8 +93,7 @@ type Agent struct {
 	admit             *sync.Cond // on mu: admitted grew, or closed
 	closed            bool       // the connection ended: nothing waits its place
 
-	histMu sync.Mutex        // guards hist
-	hist   *statedir.History // the history as last read, read again in part (Reopen) for each list and load
+	hist *history.Live // the history, read again from what changed for each list and load
 }
 
 // Option configures an [Agent].
@@ -142,6 +141,7 @@ func New(start Starter, opts ...Option) *Agent {
 	for _, o := range opts {
 		o(a)
 	}
+	a.hist = history.NewLive(history.DefaultPrices(), a.stateDirs...)
 	return a
 }
 

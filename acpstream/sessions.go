@@ -10,6 +10,7 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/uahstream"
@@ -28,8 +29,8 @@ const listPage = 50
 
 // ListSessions lists the sessions of the history that ran in cwd (all of
 // them without one), the one of the latest activity first, a page at a
-// time: each with its title (statedir.Session.Title, the history's one
-// rule), its last run's end as updatedAt and its last run's status
+// time: each with its title (history.Session.Title, the history's one
+// rule), its last activity as updatedAt and its last run's status
 // (statedir.Run.Status) in _meta "uagentkit/status".
 // A subagent's session is not listed at the top: it is in its parent's
 // entry, _meta "uagentkit/subagents" (a list of entries as these, with
@@ -54,36 +55,32 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 	if len(problems) > 0 {
 		a.logf("acp: session/list: %d entries of the history could not be read; the first: %v", len(problems), problems[0])
 	}
-	children := map[string][]statedir.Session{}
-	var top []statedir.Session
+	var top []*history.Session
 	for _, s := range ss {
-		if s.Parent() != "" {
-			children[s.Parent()] = append(children[s.Parent()], s)
-		} else {
+		if s.Parent == "" {
 			top = append(top, s)
 		}
 	}
 	if p.Cwd != nil && *p.Cwd != "" {
 		cwd := filepath.Clean(*p.Cwd)
-		top = slices.DeleteFunc(top, func(s statedir.Session) bool { return filepath.Clean(s.Workspace()) != cwd })
+		top = slices.DeleteFunc(top, func(s *history.Session) bool { return filepath.Clean(s.Workspace) != cwd })
 	}
-	var entry func(s statedir.Session) acp.SessionInfo
-	entry = func(s statedir.Session) acp.SessionInfo {
-		info := acp.SessionInfo{SessionId: acp.SessionId(line(s.ID)), Cwd: line(s.Workspace())}
-		if t := s.Title(); t != "" {
-			title := line(t)
+	var entry func(s *history.Session) acp.SessionInfo
+	entry = func(s *history.Session) acp.SessionInfo {
+		info := acp.SessionInfo{SessionId: acp.SessionId(line(s.ID)), Cwd: line(s.Workspace)}
+		if s.Title != "" {
+			title := line(s.Title)
 			info.Title = &title
 		}
-		if u := s.UpdatedAt(); !u.IsZero() {
+		if u := s.LastActivity; !u.IsZero() {
 			at := u.UTC().Format(time.RFC3339Nano)
 			info.UpdatedAt = &at
 		}
-		if len(s.Runs) > 0 { // its last run's state, as every view says it (statedir.Run.Status)
-			info.Meta = map[string]any{"uagentkit/status": s.Runs[len(s.Runs)-1].Status()}
-		}
-		for _, k := range children[s.ID] {
+		// Its last run's state, as every view says it (statedir.Run.Status).
+		info.Meta = map[string]any{"uagentkit/status": s.Status}
+		for _, k := range s.Children {
 			key := "uagentkit/subagents"
-			if k.Review() {
+			if k.Source == "review" {
 				key = "uagentkit/reviews"
 			}
 			if info.Meta == nil {
@@ -104,30 +101,21 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 	return out, nil
 }
 
-// saved is the history's sessions as they are now: the history read once,
-// then again in part for each call (statedir.History.Reopen: the listing,
-// the sidecars and the runs still going, not the runs that ended), so
-// that a page of session/list or a session/load does not read every run
-// again. What could not be read of it comes with them.
-func (a *Agent) saved() ([]statedir.Session, []error) {
-	a.histMu.Lock()
-	if a.hist == nil {
-		a.hist = statedir.OpenHistory(a.stateDirs...)
-	} else {
-		a.hist = a.hist.Reopen()
-	}
-	h := a.hist
-	a.histMu.Unlock()
-	ss, problems := h.Sessions()
-	return ss, append(h.Problems(), problems...)
+// saved is the history's sessions as they are now (history.Live: read
+// once, then from what changed), so that a page of session/list or a
+// session/load does not read every run again. What could not be read of
+// it comes with them.
+func (a *Agent) saved() ([]*history.Session, []error) {
+	x := a.hist.Index()
+	return x.Sessions(), x.Problems()
 }
 
 // find is the saved session of the state directory that the editor
 // names id: as session/list showed it (what a terminal may act on
 // escaped), or as it is.
-func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
+func (a *Agent) find(id acp.SessionId) (*history.Session, bool) {
 	if len(a.stateDirs) == 0 {
-		return statedir.Session{}, false
+		return &history.Session{}, false
 	}
 	ss, _ := a.saved()
 	for _, s := range ss {
@@ -140,7 +128,7 @@ func (a *Agent) find(id acp.SessionId) (statedir.Session, bool) {
 			return s, true
 		}
 	}
-	return statedir.Session{}, false
+	return &history.Session{}, false
 }
 
 // LoadSession reopens a saved session: its history is sent as session
@@ -206,7 +194,7 @@ func serious(err error) bool {
 // it has) under the editor's id, continuing the uagent session uagentID
 // (its saved id, which the editor's may show escaped), with what its
 // saved runs ran with.
-func (a *Agent) open(id acp.SessionId, uagentID, cwd string, saved statedir.Session) *session {
+func (a *Agent) open(id acp.SessionId, uagentID, cwd string, saved *history.Session) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := a.sessions[id]
@@ -215,7 +203,7 @@ func (a *Agent) open(id acp.SessionId, uagentID, cwd string, saved statedir.Sess
 		a.sessions[id] = s
 	}
 	s.id = cmpOr(uagentID, string(id))
-	s.cwd, s.lastEffort, s.lastModel = cwd, saved.Effort(), saved.Model()
+	s.cwd, s.lastEffort, s.lastModel = cwd, saved.Effort, saved.Model
 	return s
 }
 

@@ -21,6 +21,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,13 +58,11 @@ type Run struct {
 	// Cost is the API-price estimate of its tokens.
 	Cost Cost
 
-	run *statedir.Run
+	state statedir.State // as it was when the run was read
 }
 
-// StateRun is the run's directory as statedir read it, for its events
-// (statedir.Run.Events). Like every statedir.Run, it is not safe for
-// concurrent use.
-func (r *Run) StateRun() *statedir.Run { return r.run }
+// final reports a run that had finished when it was read.
+func (r *Run) final() bool { return r.state == statedir.StateFinished }
 
 // Session is a conversation of the history: the runs that share a
 // session_id, in the order they started, and what uah's sidecar says of
@@ -98,9 +97,9 @@ type Session struct {
 	Cost      Estimate
 }
 
-// Index is the sessions and runs of a history. It is read once, by Open,
-// and safe for concurrent use; its Sessions and Runs are not changed
-// after it is made.
+// Index is the sessions and runs of a history. It is read once, by Open
+// (or Reopen), and safe for concurrent use; its Sessions and Runs are not
+// changed after it is made.
 type Index struct {
 	sessions []*Session // every session, the latest activity first
 	runs     []*Run     // every run, by start
@@ -109,11 +108,17 @@ type Index struct {
 	short    map[string]int // the shortest unique prefix of each id
 	prices   Prices
 	problems []error
-	h        *statedir.History
-	// recomputed are the summaries of the runs without one, recomputed
-	// from their records, by directory, with the records' size and time:
-	// Reopen recomputes only those whose records changed.
+	dirs     []string
+	// ended are the run directories read that had finished, every copy
+	// (statedir.Reread does not open them again).
+	ended map[string]bool
+	// recomputed are the summaries of the runs that have not finished,
+	// recomputed from their records, by directory, with the records' size
+	// and time: Reopen recomputes only those whose records changed.
 	recomputed map[string]recomputed
+	// stamps are the times of the homes' runs/ and sessions/ directories
+	// when the index began reading them (see Reopen).
+	stamps []stamp
 }
 
 // recomputed is a summary a run's records gave, and what they were then.
@@ -123,68 +128,258 @@ type recomputed struct {
 	sum     stream.SummaryDTO
 }
 
+// stamp is a directory's modification time, zero when it is missing.
+type stamp struct {
+	dir string
+	mod time.Time
+}
+
+// ErrParent is the cause of a *statedir.Problem of a sidecar that names a
+// parent with no runs in the history, or that is its own descendant: the
+// session is listed at the top, not under it.
+var ErrParent = errors.New("uah's session sidecar names a parent")
+
 // Open reads the history of the state directories dirs (see
 // statedir.OpenHistory: each run once, uah's sidecars) and prices its
 // tokens by prices. What could not be read is in Problems; the rest is
 // read.
 func Open(prices Prices, dirs ...string) *Index {
-	return build(prices, statedir.OpenHistory(dirs...), nil)
+	stamps := stampsOf(dirs)
+	return build(prices, statedir.OpenHistory(dirs...), nil, stamps)
 }
 
-// Reopen reads the history again, as Open does, but for its runs that had
-// ended (see statedir.History.Reopen): what a history that a person works
-// in costs to follow is its listing and the runs that are new or going
-// on, not a rescan of all of it.
-func (x *Index) Reopen() *Index { return build(x.prices, x.h.Reopen(), x.recomputed) }
+// Reopen reads the history again, as Open does, from what changed: when
+// no home's runs/ or sessions/ directory changed since x was read (a run
+// directory is made in runs/, a sidecar written into sessions/ by a
+// rename) and no run is running, x itself, read from nothing but the
+// directories' times; else the listing, the sidecars and the runs that
+// had not finished read again, the runs that had finished taken from x
+// (statedir.Reread). What a history that a person works in costs to
+// follow is its listing and the runs that are new or going on; an idle
+// one costs a stat of each home's two directories.
+func (x *Index) Reopen() *Index {
+	if x.unchanged() {
+		return x
+	}
+	stamps := stampsOf(x.dirs)
+	return build(x.prices, statedir.Reread(x.dirs, func(dir string) bool { return x.ended[dir] }), x, stamps)
+}
 
-func build(prices Prices, h *statedir.History, recomputedBefore map[string]recomputed) *Index {
-	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems(), h: h,
-		recomputed: map[string]recomputed{}}
-	ss, problems := h.Sessions()
-	x.problems = append(x.problems, problems...)
+// stampsOf is the times of the homes' runs/ and sessions/ directories.
+func stampsOf(dirs []string) []stamp {
+	var out []stamp
+	for _, d := range dirs {
+		for _, sub := range []string{d, filepath.Join(d, "runs"), filepath.Join(d, statedir.SessionsDir)} {
+			st := stamp{dir: sub}
+			if info, err := os.Stat(sub); err == nil {
+				st.mod = info.ModTime()
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// settle is how long after a directory changed its time is not trusted
+// to show the next change (file systems keep times to a second or two).
+const settle = 2 * time.Second
+
+// unchanged reports that nothing x shows can have changed since it was
+// read: no run is running (a running run's records grow, and it ends by
+// a file written in its own directory or by its lock let go of), and no
+// directory stamp moved (or moved too recently to be trusted).
+func (x *Index) unchanged() bool {
+	for _, r := range x.runs {
+		if !r.final() && r.Status == string(stream.StatusRunning) {
+			return false
+		}
+	}
+	now := stampsOf(x.dirs)
+	for i, st := range now {
+		if !st.mod.Equal(x.stamps[i].mod) || time.Since(st.mod) < settle {
+			return false
+		}
+	}
+	return true
+}
+
+func build(prices Prices, h *statedir.History, prev *Index, stamps []stamp) *Index {
+	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems(), dirs: h.Dirs(),
+		ended: map[string]bool{}, recomputed: map[string]recomputed{}, stamps: stamps}
+	var before map[string]recomputed
+	if prev != nil {
+		before = prev.recomputed
+		for _, id := range h.Known() { // finished, read before: as it was (a copy: Seq is the new index's)
+			if r := prev.byRun[id]; r != nil {
+				c := *r
+				x.runs = append(x.runs, &c)
+			}
+		}
+		for dir := range prev.ended {
+			if _, err := os.Stat(dir); err == nil {
+				x.ended[dir] = true
+			}
+		}
+	}
 	for _, sr := range h.Runs() {
-		r := x.run(sr, recomputedBefore)
-		x.runs = append(x.runs, r)
+		x.runs = append(x.runs, x.run(sr, before))
+	}
+	for _, r := range x.runs {
 		x.byRun[r.ID] = r
+		if r.final() {
+			x.ended[r.Dir] = true
+		}
+	}
+	for _, sr := range h.Runs() { // every copy of a finished run is ended, the one not read too
+		if sr.Finished() {
+			for _, d := range x.dirs {
+				if c := filepath.Join(d, "runs", sr.ID); c != sr.Dir {
+					if _, err := os.Stat(c); err == nil {
+						x.ended[c] = true
+					}
+				}
+			}
+		}
 	}
 	slices.SortStableFunc(x.runs, func(a, b *Run) int { return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID)) })
-	for _, ss := range ss {
-		s := &Session{ID: ss.ID, Title: ss.Title(), Source: ss.Source(), Parent: ss.Parent(), Workspace: ss.Workspace(),
-			LastActivity: ss.UpdatedAt()}
-		if ss.Review() {
+	x.sessionsOf(h.Sidecars())
+	x.short = shortest(x.ids())
+	return x
+}
+
+// sessionsOf groups the runs into sessions (the runs that share a
+// session_id, in the order they started), each with its sidecar, the
+// latest activity first, and puts each subagent and reviewer under its
+// parent (a parent with no runs in the history, or a cycle, is a
+// problem, ErrParent, and the session stays at the top).
+func (x *Index) sessionsOf(sidecars map[string]*statedir.Sidecar) {
+	for _, r := range x.runs { // by start
+		if r.SessionID == "" {
+			continue
+		}
+		s := x.bySess[r.SessionID]
+		if s == nil {
+			s = &Session{ID: r.SessionID}
+			x.bySess[s.ID] = s
+			x.sessions = append(x.sessions, s)
+		}
+		r.Seq = len(s.Runs) + 1
+		s.Runs = append(s.Runs, r)
+		addTokens(&s.Tokens, r.Tokens)
+		s.ToolCalls += r.ToolCalls
+		s.WallMS += r.WallMS
+		s.Cost.Add(r)
+	}
+	for _, s := range x.sessions {
+		first, last := s.Runs[0], s.Runs[len(s.Runs)-1]
+		s.StartedAt, s.Home, s.LastActivity = first.StartedAt, last.Home, last.StartedAt
+		if last.final() {
+			s.LastActivity = last.StartedAt.Add(time.Duration(last.WallMS) * time.Millisecond)
+		}
+		s.Status, s.Provider, s.Model, s.Effort = last.Status, last.Provider, last.Model, last.Effort
+		for _, r := range s.Runs {
+			s.Workspace = cmp.Or(s.Workspace, r.Workspace)
+		}
+		sc := sidecars[s.ID]
+		if sc == nil {
+			s.Title = title(s, "")
+			continue
+		}
+		s.Title, s.Source, s.Workspace = title(s, sc.Title()), sc.Source, cmp.Or(s.Workspace, sc.Workspace)
+		if sc.Review {
 			s.Source = "review"
 		}
-		for i, sr := range ss.Runs {
-			r := x.byRun[sr.ID]
-			r.Seq = i + 1
-			s.Runs = append(s.Runs, r)
-			addTokens(&s.Tokens, r.Tokens)
-			s.ToolCalls += r.ToolCalls
-			s.WallMS += r.WallMS
-			s.Cost.Add(r)
-		}
-		if len(s.Runs) > 0 {
-			first, last := s.Runs[0], s.Runs[len(s.Runs)-1]
-			s.StartedAt, s.Home = first.StartedAt, last.Home
-			s.Status, s.Provider, s.Model, s.Effort = last.Status, last.Provider, last.Model, last.Effort
-		}
-		x.sessions = append(x.sessions, s)
-		x.bySess[s.ID] = s
+	}
+	slices.SortStableFunc(x.sessions, func(a, b *Session) int {
+		return cmp.Or(b.LastActivity.Compare(a.LastActivity), strings.Compare(a.ID, b.ID))
+	})
+	parents, problems := parentsOf(sidecars, func(id string) bool { return x.bySess[id] != nil })
+	x.problems = append(x.problems, problems...)
+	for _, s := range x.sessions {
+		s.Parent = parents[s.ID]
 	}
 	for _, s := range x.sessions { // in the order of their activity
 		if p := x.bySess[s.Parent]; p != nil {
 			p.Children = append(p.Children, s)
 		}
 	}
-	x.short = shortest(x.ids())
-	return x
+}
+
+// title is a session's title, by the history's one rule: its sidecar's
+// first prompt (sidecar), else the title of its first run that has one
+// (statedir.RequestHead.Title: the first prompt from the user, never a
+// developer's message).
+func title(s *Session, sidecar string) string {
+	if sidecar != "" {
+		return sidecar
+	}
+	for _, r := range s.Runs {
+		if r.Title != "" {
+			return r.Title
+		}
+	}
+	return ""
+}
+
+// Parents returns the parent of each session of h whose sidecar names
+// one, by the history's rule (the parent has runs in h; the session is
+// not its own ancestor), and a problem (ErrParent) for each sidecar whose
+// parent is not taken.
+func Parents(h *statedir.History) (map[string]string, []error) {
+	has := map[string]bool{}
+	for _, r := range h.Runs() {
+		has[r.SessionID()] = true
+	}
+	for _, id := range h.Known() {
+		has[id] = true
+	}
+	return parentsOf(h.Sidecars(), func(id string) bool { return has[id] })
+}
+
+func parentsOf(sidecars map[string]*statedir.Sidecar, ran func(id string) bool) (map[string]string, []error) {
+	out := map[string]string{}
+	var problems []error
+	for _, id := range slices.Sorted(maps.Keys(sidecars)) {
+		sc := sidecars[id]
+		p := sc.Parent
+		switch {
+		case p == "" || !ran(id):
+		case !ran(p):
+			problems = append(problems, &statedir.Problem{File: sc.Path, Err: fmt.Errorf("%w, %s, with no run in the history (listed at the top)", ErrParent, p)})
+		case cycle(id, func(id string) string {
+			if sc := sidecars[id]; sc != nil {
+				return sc.Parent
+			}
+			return ""
+		}):
+			problems = append(problems, &statedir.Problem{File: sc.Path, Err: fmt.Errorf("%w, %s, that is its own descendant (listed at the top)", ErrParent, p)})
+		default:
+			out[id] = p
+		}
+	}
+	return out, problems
+}
+
+// cycle reports whether following parent from id comes back to id.
+func cycle(id string, parent func(string) string) bool {
+	seen := map[string]bool{}
+	for p := parent(id); p != ""; p = parent(p) {
+		if p == id {
+			return true
+		}
+		if seen[p] {
+			return false // a cycle above id, not through it
+		}
+		seen[p] = true
+	}
+	return false
 }
 
 // run is what the index keeps of a run directory: its summary's figures,
 // or, without a summary, those its events recompute.
 func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
-	r := &Run{ID: sr.ID, SessionID: sr.SessionID(), Dir: sr.Dir, Home: home(sr.Dir), StartedAt: sr.StartedAt(), run: sr}
 	state := sr.State()
+	r := &Run{ID: sr.ID, SessionID: sr.SessionID(), Dir: sr.Dir, Home: home(sr.Dir), StartedAt: sr.StartedAt(), state: state}
 	sum := sr.Summary
 	if state != statedir.StateFinished { // its figures so far, recomputed from the records, once for records as they are
 		info, err := os.Stat(filepath.Join(sr.Dir, statedir.EventsFile))

@@ -290,8 +290,7 @@ func (m *matcher) in(s string) (from, to int, ok bool) {
 // messages, else in its events, when its records' bytes can hold the
 // needle. buf is the worker's, for reading.
 func (m *matcher) run(r *Run, buf []byte) (Match, bool, []error) {
-	sr := r.run
-	if q, err := sr.ReadRequest(); err == nil { // read again: the index keeps only its title
+	if q, err := statedir.ReadRequest(r.Dir); err == nil { // read again: the index keeps only its title
 		texts := []string{q.Prompt}
 		for _, msg := range q.Messages {
 			texts = append(texts, msg.Content)
@@ -303,12 +302,12 @@ func (m *matcher) run(r *Run, buf []byte) (Match, bool, []error) {
 		}
 	}
 	if m.raw {
-		hold, err := m.fileHolds(filepath.Join(sr.Dir, statedir.EventsFile), buf)
+		hold, err := m.fileHolds(filepath.Join(r.Dir, statedir.EventsFile), buf)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				return Match{}, false, nil
 			}
-			return Match{}, false, []error{&statedir.Problem{File: filepath.Join(sr.Dir, statedir.EventsFile), Err: err}}
+			return Match{}, false, []error{&statedir.Problem{File: filepath.Join(r.Dir, statedir.EventsFile), Err: err}}
 		}
 		if !hold {
 			return Match{}, false, nil
@@ -316,7 +315,7 @@ func (m *matcher) run(r *Run, buf []byte) (Match, bool, []error) {
 	}
 	// The decoded events, from a Run of its own: a statedir.Run is not
 	// safe for concurrent use, and the index's may be read by others.
-	own, err := statedir.OpenRun(sr.Dir)
+	own, err := statedir.OpenRun(r.Dir)
 	if err != nil {
 		return Match{}, false, []error{err}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/statedir"
 )
 
@@ -74,7 +75,7 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 				continue // read with the first
 			}
 			h := statedir.OpenHistory(homes...)
-			_, parents := h.Sessions()
+			_, parents := history.Parents(h)
 			for _, p := range append(h.Problems(), parents...) {
 				problem(p)
 			}

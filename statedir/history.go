@@ -2,11 +2,11 @@ package statedir
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -77,8 +77,8 @@ func Homes(dirs []string) ([]string, error) {
 	return out, nil
 }
 
-// SidecarSuffix ends the name of a sidecar: sessions/<id>.uah.json.
-const SidecarSuffix = ".uah.json"
+// sidecarSuffix ends the name of a sidecar: sessions/<id>.uah.json.
+const sidecarSuffix = ".uah.json"
 
 // Sidecar is what uah keeps of a session that the runs do not say:
 // sessions/<id>.uah.json in its home, as far as a reader of the history
@@ -99,24 +99,24 @@ type Sidecar struct {
 	FirstPrompt  string    `json:"first_prompt"`
 	LastActivity time.Time `json:"last_activity"`
 
-	path string // the file
+	// Path is the sidecar's file.
+	Path string `json:"-"`
 }
 
-// IsDir reports whether path is a directory.
-func IsDir(path string) bool {
+// Title is the sidecar's first prompt as a title (see
+// RequestHead.Title): on one line, cut to MaxTitle runes; "" without one.
+func (s *Sidecar) Title() string { return titleLine(s.FirstPrompt) }
+
+// isDir reports whether path is a directory.
+func isDir(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
 }
 
-// The causes of a Problem with a sidecar. ErrSidecar: one that is not
-// JSON or has fields of other types; it is left out, and its session read
-// without it. ErrParent: one that names a parent with no runs in the
-// history, or that is its own descendant; the session is listed at the
-// top, not under it.
-var (
-	ErrSidecar = errors.New("uah's session sidecar cannot be read")
-	ErrParent  = errors.New("uah's session sidecar names a parent")
-)
+// ErrSidecar is the cause of a Problem with a sidecar that is not JSON or
+// has fields of other types: it is left out, and its session read without
+// it.
+var ErrSidecar = errors.New("uah's session sidecar cannot be read")
 
 // ErrTwoCopies is the cause of a Problem of a run that is in two of the
 // history's state directories, and whose copies differ: the Problem says
@@ -130,7 +130,7 @@ var ErrTwoCopies = errors.New("the run is in two state directories, and the copi
 type History struct {
 	dirs     []string
 	runs     []*Run
-	read     map[string]*Run // every run directory read, by its path
+	known    []string // the ids of the runs not read again (see Reread)
 	sidecars map[string]*Sidecar
 	problems []error
 }
@@ -144,17 +144,20 @@ type History struct {
 // which. What cannot be read (a dir that is a file or is missing, a
 // directory under runs/ that is not a run's, a sidecar: see ErrSidecar) is
 // a Problem, and the rest is read.
-func OpenHistory(dirs ...string) *History { return openHistory(dirs, nil) }
+func OpenHistory(dirs ...string) *History {
+	return openHistory(dirs, func(string) bool { return false })
+}
 
-// Reopen reads prev's state directories again, as OpenHistory does, but
-// for the runs prev read that had ended: a run directory whose summary
-// was final is not read again (a run that has ended is not written to
-// again), so that a history of many runs costs its listing, its new runs
-// and the runs still going. Sidecars are read again.
-func (h *History) Reopen() *History { return openHistory(h.dirs, h.read) }
+// Reread reads the state directories dirs as OpenHistory does, but for
+// the runs whose every copy is known (known reports the path of a run
+// directory that was read before and had ended: a run that has ended is
+// not written to again): those are not opened, and Known lists their
+// ids, so that a history of many runs costs its listing, its new runs and
+// the runs still going. Sidecars are read again.
+func Reread(dirs []string, known func(dir string) bool) *History { return openHistory(dirs, known) }
 
-func openHistory(dirs []string, prev map[string]*Run) *History {
-	h := &History{dirs: slices.Clone(dirs), sidecars: map[string]*Sidecar{}, read: map[string]*Run{}}
+func openHistory(dirs []string, known func(dir string) bool) *History {
+	h := &History{dirs: slices.Clone(dirs), sidecars: map[string]*Sidecar{}}
 	type entry struct{ dir, name string }
 	var entries []entry
 	for _, d := range dirs {
@@ -169,7 +172,7 @@ func openHistory(dirs []string, prev map[string]*Run) *History {
 		}
 		runs := filepath.Join(d, "runs")
 		es, err := os.ReadDir(runs)
-		if errors.Is(err, fs.ErrNotExist) && !IsDir(filepath.Join(d, "sessions")) {
+		if errors.Is(err, fs.ErrNotExist) && !isDir(filepath.Join(d, "sessions")) {
 			err = errors.New("not a state directory: it has no runs/ or sessions/ (left out)")
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -182,6 +185,26 @@ func openHistory(dirs []string, prev map[string]*Run) *History {
 		}
 		h.readSidecars(filepath.Join(d, "sessions"))
 	}
+	// A run whose every copy is known is not opened.
+	copies := map[string]int{}
+	unknown := map[string]bool{}
+	for _, e := range entries {
+		copies[e.name]++
+		if !known(filepath.Join(e.dir, e.name)) {
+			unknown[e.name] = true
+		}
+	}
+	var open []entry
+	for _, e := range entries {
+		switch {
+		case unknown[e.name]:
+			open = append(open, e)
+		case copies[e.name] > 0:
+			h.known = append(h.known, e.name)
+			copies[e.name] = 0
+		}
+	}
+	entries = open
 	runs := make([]*Run, len(entries))
 	errs := make([]error, len(entries))
 	var wg sync.WaitGroup
@@ -190,10 +213,6 @@ func openHistory(dirs []string, prev map[string]*Run) *History {
 		wg.Go(func() {
 			for i := range next {
 				path := filepath.Join(entries[i].dir, entries[i].name)
-				if r := prev[path]; r != nil && r.Finished() {
-					runs[i] = r
-					continue
-				}
 				if info, err := os.Stat(path); err != nil || !info.IsDir() {
 					errs[i] = &Problem{File: path, Err: ErrNotARun}
 					continue
@@ -215,7 +234,6 @@ func openHistory(dirs []string, prev map[string]*Run) *History {
 		if r == nil {
 			continue
 		}
-		h.read[r.Dir] = r
 		k, seen := byID[r.ID]
 		if !seen {
 			byID[r.ID] = len(h.runs)
@@ -225,12 +243,18 @@ func openHistory(dirs []string, prev map[string]*Run) *History {
 		first := h.runs[k]
 		if taken, why := choose(first, r); why != "" {
 			h.runs[k] = taken
-			h.problems = append(h.problems, &Problem{File: r.ID, Err: fmt.Errorf("%w: %s (in %s and %s): %s's is read, %s",
-				ErrTwoCopies, r.ID, first.home(), r.home(), taken.home(), why)})
+			h.problems = append(h.problems, twoCopies(first, r, taken, why))
 		}
 	}
 	slices.SortStableFunc(h.runs, func(a, b *Run) int { return strings.Compare(a.ID, b.ID) })
 	return h
+}
+
+// twoCopies is the Problem of a run in two state directories whose
+// copies differ: taken is read, for why.
+func twoCopies(first, second, taken *Run, why string) error {
+	return &Problem{File: second.ID, Err: fmt.Errorf("%w: %s (in %s and %s): %s's is read, %s",
+		ErrTwoCopies, second.ID, first.home(), second.home(), taken.home(), why)}
 }
 
 // home is the state directory the run is in.
@@ -279,7 +303,7 @@ func (h *History) readSidecars(dir string) {
 		return
 	}
 	for _, e := range es {
-		id, ok := strings.CutSuffix(e.Name(), SidecarSuffix)
+		id, ok := strings.CutSuffix(e.Name(), sidecarSuffix)
 		if !ok || strings.HasPrefix(e.Name(), ".") || e.IsDir() {
 			continue
 		}
@@ -294,88 +318,29 @@ func (h *History) readSidecars(dir string) {
 			continue
 		}
 		if _, seen := h.sidecars[id]; !seen { // the first directory's
-			sc.path = path
+			sc.Path = path
 			h.sidecars[id] = &sc
 		}
 	}
 }
 
-// Runs returns the history's runs, each once, in the order of their ids
-// (which begin with their start).
+// Runs returns the history's runs that it read, each once, in the order
+// of their ids (which begin with their start).
 func (h *History) Runs() []*Run { return slices.Clone(h.runs) }
+
+// Known returns the ids of the runs Reread did not read again, sorted.
+func (h *History) Known() []string { return slices.Sorted(slices.Values(h.known)) }
+
+// Dirs returns the state directories the history was read from.
+func (h *History) Dirs() []string { return slices.Clone(h.dirs) }
 
 // Problems returns what could not be read of the history, each a
 // *Problem.
 func (h *History) Problems() []error { return slices.Clone(h.problems) }
 
+// Sidecars returns uah's sidecars of the history's sessions, by session
+// id.
+func (h *History) Sidecars() map[string]*Sidecar { return maps.Clone(h.sidecars) }
+
 // Sidecar returns uah's sidecar of the session id, nil without one.
 func (h *History) Sidecar(id string) *Sidecar { return h.sidecars[id] }
-
-// Sessions returns the sessions of the history's runs, the one with the
-// latest activity first (see Session.UpdatedAt), each with its sidecar
-// (nil without one), and the problems of their parents: a sidecar that
-// names a parent with no runs in the history, or a parent that is its own
-// descendant, is said (ErrParent) and its session has no parent (see
-// Session.Parent). A session with a sidecar and no runs is left out: it
-// never ran.
-func (h *History) Sessions() ([]Session, []error) {
-	byID := map[string]int{}
-	var out []Session
-	for _, r := range h.runs {
-		id := r.SessionID()
-		if id == "" {
-			continue
-		}
-		k, ok := byID[id]
-		if !ok {
-			k = len(out)
-			byID[id] = k
-			out = append(out, Session{ID: id, Sidecar: h.sidecars[id]})
-		}
-		out[k].Runs = append(out[k].Runs, r)
-	}
-	for _, s := range out {
-		slices.SortStableFunc(s.Runs, func(a, b *Run) int { return a.StartedAt().Compare(b.StartedAt()) })
-	}
-	slices.SortStableFunc(out, func(a, b Session) int {
-		return cmp.Or(b.UpdatedAt().Compare(a.UpdatedAt()), strings.Compare(a.ID, b.ID))
-	})
-	var problems []error
-	for i := range out {
-		s := &out[i]
-		if s.Sidecar == nil || s.Sidecar.Parent == "" {
-			continue
-		}
-		p := s.Sidecar.Parent
-		if _, ok := byID[p]; !ok {
-			problems = append(problems, &Problem{File: s.Sidecar.path, Err: fmt.Errorf("%w, %s, with no run in the history (listed at the top)", ErrParent, p)})
-			continue
-		}
-		if cycle(s.ID, func(id string) string {
-			if sc := h.sidecars[id]; sc != nil {
-				return sc.Parent
-			}
-			return ""
-		}) {
-			problems = append(problems, &Problem{File: s.Sidecar.path, Err: fmt.Errorf("%w, %s, that is its own descendant (listed at the top)", ErrParent, p)})
-			continue
-		}
-		s.parent = p
-	}
-	return out, problems
-}
-
-// cycle reports whether following parent from id comes back to id.
-func cycle(id string, parent func(string) string) bool {
-	seen := map[string]bool{}
-	for p := parent(id); p != ""; p = parent(p) {
-		if p == id {
-			return true
-		}
-		if seen[p] {
-			return false // a cycle above id, not through it
-		}
-		seen[p] = true
-	}
-	return false
-}

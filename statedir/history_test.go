@@ -35,7 +35,7 @@ func sidecar(t *testing.T, home, id, body string) {
 	t.Helper()
 	dir := filepath.Join(home, "sessions")
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, id+SidecarSuffix), []byte(body), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, id+sidecarSuffix), []byte(body), 0o600))
 }
 
 // A history of uagent's state directory and uah's home: each run once
@@ -74,16 +74,18 @@ func TestHistoryOfTwoHomes(t *testing.T) {
 	b := h.Runs()[1]
 	assert.Equal(t, filepath.Join(uah, "runs", "20261101-091000-bbbbbbbb"), b.Dir, "the copy that has ended")
 
-	ss, parents := h.Sessions()
-	problems := append(h.Problems(), parents...)
+	problems := h.Problems()
 	said := map[string]int{}
 	for _, p := range problems {
 		var pr *Problem
 		require.True(t, errors.As(p, &pr), "%v", p)
 		said[filepath.Base(pr.File)]++
 	}
-	assert.Equal(t, map[string]int{"20261101-091000-bbbbbbbb": 1, "cccccccc-1.uah.json": 1, "aaaaaaaa-1.uah.json": 1,
-		"ffffffff-1.uah.json": 1, "99999999-1.uah.json": 1, "88888888-1.uah.json": 1}, said, "each named once: %v", problems)
+	assert.Equal(t, map[string]int{"20261101-091000-bbbbbbbb": 1, "cccccccc-1.uah.json": 1, "aaaaaaaa-1.uah.json": 1}, said,
+		"each named once: %v", problems)
+	assert.Equal(t, "Fix the build", h.Sidecar("dddddddd-1").Title(), "the sidecar's first prompt, on one line")
+	assert.Equal(t, "dddddddd-1", h.Sidecar("subagent-eeee").Parent)
+	assert.Nil(t, h.Sidecar("cccccccc-1"), "a bad sidecar: read without it")
 	two := problems[slices.IndexFunc(problems, func(e error) bool { return errors.Is(e, ErrTwoCopies) })]
 	assert.Contains(t, two.Error(), "20261101-091000-bbbbbbbb (in "+uagent+" and "+uah+"): "+uah+"'s is read, it has ended")
 	// The other way round: the copy taken is the first directory's.
@@ -95,21 +97,6 @@ func TestHistoryOfTwoHomes(t *testing.T) {
 		}
 	}
 
-	by := map[string]Session{}
-	for _, s := range ss {
-		by[s.ID] = s
-	}
-	assert.NotContains(t, by, "77777777-1", "a session that never ran is left out")
-	assert.Equal(t, "Fix the build", by["dddddddd-1"].Title(), "the sidecar's first prompt")
-	assert.Equal(t, "tui", by["dddddddd-1"].Source())
-	assert.Equal(t, "dddddddd-1", by["subagent-eeee"].Parent())
-	assert.Equal(t, "subagent", by["subagent-eeee"].Source())
-	assert.Empty(t, by["ffffffff-1"].Parent(), "a parent with no runs")
-	assert.Empty(t, by["99999999-1"].Parent(), "a cycle")
-	assert.Empty(t, by["88888888-1"].Parent(), "a cycle")
-	assert.Equal(t, "prompt of 20261101-092000-cccccccc", by["cccccccc-1"].Title(), "a bad sidecar: read without it")
-	assert.Empty(t, by["cccccccc-1"].Source())
-	assert.Equal(t, "prompt of 20261101-090000-aaaaaaaa", by["aaaaaaaa-1"].Title())
 }
 
 // A home that is a file, or missing, is said, and the rest read.

@@ -231,10 +231,13 @@ func OpenRun(dir string) (*Run, error) {
 	return r, nil
 }
 
-// ReadRequest reads the run's request.json whole (at most
-// MaxRequestFile bytes).
-func (r *Run) ReadRequest() (*Request, error) {
-	b, err := regular.Read(r.path(RequestFile), MaxRequestFile)
+// ReadRequest reads the run's request.json whole (see ReadRequest).
+func (r *Run) ReadRequest() (*Request, error) { return ReadRequest(r.Dir) }
+
+// ReadRequest reads the request.json of the run directory dir whole (at
+// most MaxRequestFile bytes).
+func ReadRequest(dir string) (*Request, error) {
+	b, err := regular.Read(filepath.Join(dir, RequestFile), MaxRequestFile)
 	if err != nil {
 		return nil, err
 	}

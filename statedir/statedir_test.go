@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/assert"
@@ -147,36 +146,4 @@ func TestDir(t *testing.T) {
 	assert.Equal(t, filepath.Join("/home/u", ".local", "state", "uagent"), d)
 	d, _ = OldDir()
 	assert.Equal(t, filepath.Join("/home/u", ".local", "state", "unreal-agent"), d)
-}
-
-// The state directory's sessions: the runs that share a session_id (from
-// the summary, else the request), in the order they started; the one of
-// the latest activity first; the title the first prompt, and what the
-// last run ran with.
-func TestSessions(t *testing.T) {
-	ss, problems := Sessions(state)
-	type row struct {
-		id      string
-		runs    int
-		updated string
-		title   string
-		ws      string
-		effort  string
-		model   string
-	}
-	var got []row
-	for _, s := range ss {
-		got = append(got, row{s.ID, len(s.Runs), s.UpdatedAt().Format(time.RFC3339Nano), s.Title(), s.Workspace(), s.Effort(), s.Model()})
-	}
-	assert.Equal(t, []row{
-		{"bbbb0000-0000-4000-8000-000000000000", 1, "2026-11-01T13:00:00Z", "", "", "", "m"}, // a request alone: its start is its directory's name
-		{"5f3c2a1e-1111-4222-8333-944455556666", 3, "2026-11-01T11:00:00Z", "Count the lines of a.txt; then list the files.", "/home/dev/demo", "high", "gpt-6-sol"},
-		{"cccc0000-0000-4000-8000-000000000000", 1, "2026-11-01T10:00:02.5Z", "", "/home/dev/demo", "high", "gpt-6-sol"},
-	}, got)
-	assert.Len(t, problems, 2, "the directory that is not a run's, and the file")
-	ids := []string{}
-	for _, r := range ss[1].Runs {
-		ids = append(ids, r.ID)
-	}
-	assert.Equal(t, []string{"20261101-090000-5f3c2a1e", "20261101-100000-5f3c2a1e", "20261101-110000-5f3c2a1e"}, ids)
 }

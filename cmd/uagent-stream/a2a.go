@@ -24,8 +24,7 @@ func cmdA2A(e env, args []string) error {
 	public := fl.Bool("public", false, "allow --addr to be an address other than a loopback one; the agent then needs its token")
 	tokenFile := fl.String("token-file", "", "require the token in this `file` (its first line) as a bearer token; also on loopback")
 	grace := fl.Duration("grace", 5*time.Second, "on cancel, how long the run gets before what is left of it is killed")
-	var stateDirs dirsFlag
-	fl.Var(&stateDirs, "state-dir", "a state `directory` of the history, where the tasks' runs are; again for another (default: $UAGENT_STATE_DIR, else uagent's own and uah's home)")
+	stateDirs := fl.stateDirFlag(", and where the tasks' runs are")
 	if err := fl.parse(args); err != nil {
 		return err
 	}
@@ -38,7 +37,7 @@ func cmdA2A(e env, args []string) error {
 	}
 	becomeSubreaper()
 	opts := []a2astream.Option{a2astream.WithInfo("uagent", versionString()), a2astream.WithLog(e.stderr), a2astream.WithToken(token)}
-	if dirs, err := statedir.Homes(stateDirs); err == nil {
+	if dirs, err := statedir.Homes(*stateDirs); err == nil {
 		opts = append(opts, a2astream.WithStateDir(dirs...))
 	}
 	agent := a2astream.New(reapedStarter(fl.Args(), *grace), opts...)

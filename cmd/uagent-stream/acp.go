@@ -24,8 +24,7 @@ func cmdACP(e env, args []string) error {
 	fl := flags(e, "acp")
 	fl.interleave = false // what follows COMMAND is the command's own
 	grace := fl.Duration("grace", 5*time.Second, "on cancel, how long the run gets before what is left of it is killed")
-	var stateDirs dirsFlag
-	fl.Var(&stateDirs, "state-dir", "a state `directory` of the history, for session/list and session/load; again for another (default: $UAGENT_STATE_DIR, else uagent's own and uah's home)")
+	stateDirs := fl.stateDirFlag(", for session/list and session/load")
 	models := fl.String("models", "", "the models a person may choose, comma-separated (the model option; -m added to COMMAND)")
 	window := fl.Int("context-window", 0, "the models' context window in `tokens`: sends usage_update after each response (0: none)")
 	if err := fl.parse(args); err != nil {
@@ -38,7 +37,7 @@ func cmdACP(e env, args []string) error {
 	argv := fl.Args()
 	start := reapedStarter(argv, *grace)
 	opts := []acpstream.Option{acpstream.WithInfo("uagent-stream", versionString()), acpstream.WithLog(e.stderr), acpstream.WithContextWindow(*window)}
-	if dirs, err := statedir.Homes(stateDirs); err == nil {
+	if dirs, err := statedir.Homes(*stateDirs); err == nil {
 		opts = append(opts, acpstream.WithStateDir(dirs...))
 	}
 	if *models != "" {

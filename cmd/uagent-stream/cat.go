@@ -19,6 +19,7 @@ import (
 
 func cmdCat(e env, args []string) error {
 	fs := flags(e, "cat")
+	fs.stateDirFlag("")
 	follow := fs.Bool("f", false, "follow a growing file until run_finished, like tail -f; wait for it to appear, start over when it is replaced")
 	noColor := fs.Bool("no-color", false, "never colour the output (NO_COLOR also turns colour off)")
 	noReasoning := fs.Bool("no-reasoning", false, "hide the reasoning lines")

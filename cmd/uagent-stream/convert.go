@@ -13,6 +13,7 @@ import (
 // stream uagent would have written of it with --stream.
 func cmdConvert(e env, args []string) error {
 	fl := flags(e, "convert")
+	fl.stateDirFlag("")
 	out := fl.String("o", "", "write the stream to this `file` instead of standard output")
 	if err := fl.parse(args); err != nil {
 		return err

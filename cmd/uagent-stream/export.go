@@ -24,8 +24,7 @@ func cmdExport(e env, args []string) error {
 	out := fl.String("o", ".", "write the tables under this `dir`")
 	content := fl.Bool("content", false, "also export what people and models wrote: messages, tool arguments, the answer")
 	allowErrors := fl.Bool("allow-errors", false, "exit 0 even when an input cannot be read, is not a stream, was cut off, or has lines that could not be read")
-	var stateDirs dirsFlag
-	fl.Var(&stateDirs, "state-dir", "with no FILE or DIR, export the history of this state `directory`; again for another (default: $UAGENT_STATE_DIR, else uagent's own and uah's home)")
+	stateDirs := fl.stateDirFlag(", and, with no FILE or DIR, the history exported")
 	fl.String("catalog", "", "append to the Iceberg tables of this catalog (sqlite:PATH, postgres://…, http(s)://…) instead, with "+icebergCommand+" (see docs/tables.md); its flags: --warehouse, --namespace, --content, --allow-errors, --state-dir")
 	if err := fl.parse(args); err != nil {
 		return err
@@ -41,7 +40,7 @@ func cmdExport(e env, args []string) error {
 		// not faults: the nightly export of a history where someone works
 		// succeeds.
 		if !*allowErrors && !errors.Is(err, parquetstream.ErrLive) && !errors.Is(err, parquetstream.ErrStopped) && !errors.Is(err, parquetstream.ErrNameNotUTF8) &&
-			!errors.Is(err, statedir.ErrTwoCopies) && !errors.Is(err, statedir.ErrParent) {
+			!errors.Is(err, statedir.ErrTwoCopies) && !errors.Is(err, history.ErrParent) {
 			code = 1
 		}
 	}
@@ -64,7 +63,7 @@ func cmdExport(e env, args []string) error {
 		}
 	}
 	if len(fl.Args()) == 0 {
-		dirs, err := statedir.Homes(stateDirs)
+		dirs, err := statedir.Homes(*stateDirs)
 		if err != nil {
 			return err
 		}

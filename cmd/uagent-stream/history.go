@@ -15,7 +15,8 @@ import (
 // historyFlags are the flags of the commands that read the history (ls,
 // usage): where it is, what prices it is estimated by, when and where.
 type historyFlags struct {
-	dirs     dirsFlag
+	dirs     dirsFlag  // given (serve's)
+	state    *dirsFlag // or registered (--state-dir)
 	prices   string
 	timezone string
 	since    string
@@ -24,8 +25,16 @@ type historyFlags struct {
 	model    string
 }
 
+// homes are the state directories given: serve's, or --state-dir.
+func (h *historyFlags) homes() []string {
+	if h.state != nil {
+		return *h.state
+	}
+	return h.dirs
+}
+
 func (h *historyFlags) register(fs *flagSet) {
-	fs.Var(&h.dirs, "state-dir", "a state directory of the history (uagent's or uah's home), `DIR`; may be given more than once (default: $UAGENT_STATE_DIR, else uagent's and uah's)")
+	h.state = fs.stateDirFlag(", and the history read")
 	fs.StringVar(&h.prices, "prices", "", "a price table `FILE` (a JSON array of rows, as prices.json) whose rows add to or replace the built-in ones")
 	fs.StringVar(&h.timezone, "timezone", "", "the time zone `TZ` of the times shown and of the days, weeks and months (an IANA name; default: the local one)")
 	fs.StringVar(&h.since, "since", "", "only what was active at or after `WHEN`: a date (2026-11-01), a time (2026-11-01T15:04), or a duration before now (36h, 7d)")
@@ -84,7 +93,7 @@ func (h *historyFlags) filter(loc *time.Location, now time.Time) (history.Filter
 // open reads the history and its prices, and says on stderr what of it
 // could not be read (how much, and the first).
 func (h *historyFlags) open(e env) (*history.Index, error) {
-	dirs, err := statedir.Homes(h.dirs)
+	dirs, err := statedir.Homes(h.homes())
 	if err != nil {
 		return nil, err
 	}

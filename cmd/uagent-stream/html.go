@@ -13,6 +13,7 @@ import (
 // serve page, its events embedded (ssestream.WriteHTML).
 func cmdHTML(e env, args []string) error {
 	fl := flags(e, "html")
+	fl.stateDirFlag("")
 	out := fl.String("o", "", "write the page to this `file` instead of standard output")
 	if err := fl.parse(args); err != nil {
 		return err

@@ -1,20 +1,20 @@
 // Command uagent-stream renders, checks, summarizes, draws, runs, serves
 // and exports uagent v1 JSONL streams, and puts uagent in editors.
 //
-//	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-
-//	uagent-stream validate [--json] [--strict] [--exit-code N] FILE…
-//	uagent-stream stats [--check] [--allow-errors] [--json] FILE…
-//	uagent-stream timeline [-o OUT.svg] FILE|-
+//	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-
+//	uagent-stream validate [--json] [--strict] [--exit-code N] [--state-dir DIR]… FILE…
+//	uagent-stream stats [--check] [--allow-errors] [--json] [--state-dir DIR]… FILE…
+//	uagent-stream timeline [-o OUT.svg] [--state-dir DIR]… FILE|-
 //	uagent-stream run [--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…
 //	uagent-stream serve [--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] [--state-dir DIR]… [--prices FILE] [FILE|- | -- COMMAND ARGS…]
-//	uagent-stream html [-o FILE] FILE|-|ID
+//	uagent-stream html [-o FILE] [--state-dir DIR]… FILE|-|ID
 //	uagent-stream acp [--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…
 //	uagent-stream a2a [--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…
 //	uagent-stream ls [--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
 //	uagent-stream usage [--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]
-//	uagent-stream otel [--content] FILE…
-//	uagent-stream convert [-o FILE] RUN_DIR
+//	uagent-stream otel [--content] [--state-dir DIR]… FILE…
+//	uagent-stream convert [-o FILE] [--state-dir DIR]… RUN_DIR|ID
 //	uagent-stream schema [--strict] [TYPE]
 //	uagent-stream version
 //
@@ -50,8 +50,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-
-	"github.com/uagentkit/stream/history"
 )
 
 func main() {
@@ -70,20 +68,20 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-", "render a run for people (live with -f)", cmdCat},
-		{"validate", "[--json] [--strict] [--exit-code N] FILE…", "report every violation of the stream rules", cmdValidate},
-		{"stats", "[--check] [--allow-errors] [--json] FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)", cmdStats},
-		{"timeline", "[-o OUT.svg] FILE|-", "draw the run as an SVG", cmdTimeline},
+		{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-", "render a run for people (live with -f)", cmdCat},
+		{"validate", "[--json] [--strict] [--exit-code N] [--state-dir DIR]… FILE…", "report every violation of the stream rules", cmdValidate},
+		{"stats", "[--check] [--allow-errors] [--json] [--state-dir DIR]… FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)", cmdStats},
+		{"timeline", "[-o OUT.svg] [--state-dir DIR]… FILE|-", "draw the run as an SVG", cmdTimeline},
 		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
 		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] [--state-dir DIR]… [--prices FILE] [FILE|- | -- COMMAND ARGS…]", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it; with no FILE and no COMMAND, the history: its sessions, runs and usage", cmdServe},
-		{"html", "[-o FILE] FILE|-|ID", "write a run or a session as one self-contained HTML file: the serve page, its events inside, readable offline", cmdHTML},
+		{"html", "[-o FILE] [--state-dir DIR]… FILE|-|ID", "write a run or a session as one self-contained HTML file: the serve page, its events inside, readable offline", cmdHTML},
 		{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
 		{"a2a", "[--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…", "serve COMMAND (such as uagent --stream) to other agents over A2A: each task a run, each context a uagent session", cmdA2A},
 		{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them", cmdLs},
 		{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices", cmdUsage},
 		{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
-		{"otel", "[--content] FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
-		{"convert", "[-o FILE] RUN_DIR", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},
+		{"otel", "[--content] [--state-dir DIR]… FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
+		{"convert", "[-o FILE] [--state-dir DIR]… RUN_DIR|ID", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},
 		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, of one event type, or of what ls (ls, ls-runs) and usage (usage) write", cmdSchema},
 		{"version", "", "print the version and the VCS revision", cmdVersion},
 	}
@@ -120,13 +118,14 @@ func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// history is the history an id names (see lookupHistory), read once
-	// a command, when one asks.
-	history func() (*history.Index, error)
+	// dirs are the state directories an id is looked up in (see
+	// lookupHistory): the command's --state-dir (see
+	// flagSet.stateDirFlag), else statedir.Homes'.
+	dirs *dirsFlag
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := env{stdin: stdin, stdout: stdout, stderr: stderr, history: onceHistory()}
+	e := env{stdin: stdin, stdout: stdout, stderr: stderr, dirs: new(dirsFlag)}
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "uagent-stream: want a COMMAND\n%s", usage())
 		return 2
@@ -180,6 +179,15 @@ func (d *dirsFlag) String() string { return strings.Join(*d, ",") }
 func (d *dirsFlag) Set(dir string) error {
 	*d = append(*d, dir)
 	return nil
+}
+
+// stateDirFlag adds --state-dir to the command's flags: the state
+// directories of the history, where an id is looked up and what a
+// command of the history reads (again for another; the default,
+// statedir.Homes'). what says what else the command does with them.
+func (fs *flagSet) stateDirFlag(what string) *dirsFlag {
+	fs.Var(fs.e.dirs, "state-dir", "a state `directory` of the history, where an id is looked up"+what+"; again for another (default: $UAGENT_STATE_DIR, else uagent's own and uah's home)")
+	return fs.e.dirs
 }
 
 // flagSet is a command's flags, with the help and usage errors it prints.

@@ -45,7 +45,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{nil, 2, "usage: uagent-stream COMMAND"},
 		{[]string{"frobnicate"}, 2, `uagent-stream: unknown command "frobnicate"`},
-		{[]string{"cat"}, 2, "uagent-stream: cat: want one FILE or -\nusage: uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] FILE|-"},
+		{[]string{"cat"}, 2, "uagent-stream: cat: want one FILE or -\nusage: uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-"},
 		{[]string{"cat", "a", "b"}, 2, "uagent-stream: cat: want one FILE or -"},
 		{[]string{"cat", "--bogus", runFile}, 2, "uagent-stream: cat: flag provided but not defined: -bogus\n"},
 		{[]string{"cat", "-f", "-"}, 2, "uagent-stream: cat: -f follows a FILE; standard input cannot be followed"},
@@ -65,7 +65,7 @@ func TestUsage(t *testing.T) {
 		code, stdout, stderr := runCmd(t, "", args...)
 		assert.Equal(t, 0, code)
 		assert.Empty(t, stderr)
-		assert.Contains(t, stdout, "  timeline   [-o OUT.svg] FILE|-\n")
+		assert.Contains(t, stdout, "  timeline   [-o OUT.svg] [--state-dir DIR]… FILE|-\n")
 	}
 	for _, args := range [][]string{{"help", "cat"}, {"cat", "-h"}, {"cat", "--help"}} {
 		code, stdout, stderr := runCmd(t, "", args...)
@@ -338,11 +338,12 @@ func TestTimelineEscapesText(t *testing.T) {
 
 var fakeUagent string
 
-// cleanupSelf removes the build of the command made by self, if any.
-var cleanupSelf = func() {}
+// cleanupSelf removes the build of the command made by self, if any;
+// cleanupMany the history of manyRuns, if one was written.
+var cleanupSelf, cleanupMany = func() {}, func() {}
 
 func TestMain(m *testing.M) {
-	testenv.MainWithFake(m, "../../testdata/fakeuagent", &fakeUagent, func() { cleanupSelf() })
+	testenv.MainWithFake(m, "../../testdata/fakeuagent", &fakeUagent, func() { cleanupSelf(); cleanupMany() })
 }
 
 func TestSchemaCommand(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,6 +113,18 @@ func TestManyOperationsMemoryIsBounded(t *testing.T) {
 	require.Contains(t, string(out), "sleep 1 · still running", "the open operation is said at the end")
 }
 
+// manyRuns is a history of 10,000 runs in two homes (a tenth in both),
+// written once per test binary (its files take seconds to create) and
+// removed when the tests end: the tests only read it.
+var manyRuns = sync.OnceValues(func() ([]string, error) {
+	root, err := os.MkdirTemp("", "uagent-stream-many-")
+	if err != nil {
+		return nil, err
+	}
+	cleanupMany = func() { os.RemoveAll(root) }
+	return histgen.Many(root, 10000)
+})
+
 // ls and usage of a history of 10,000 runs in two homes (a tenth in
 // both) peak under 64 MiB: they read each run's summary and request, not
 // its records, and keep a run's figures, not its files. (BenchmarkList
@@ -120,7 +133,7 @@ func TestHistoryListsInBoundedMemory(t *testing.T) {
 	if raceEnabled {
 		t.Skip("-race changes what memory is")
 	}
-	dirs, err := histgen.Many(t.TempDir(), 10000)
+	dirs, err := manyRuns()
 	require.NoError(t, err)
 	for _, command := range [][]string{{"ls", "--limit", "0"}, {"usage"}, {"ls", "--runs", "--json"}} {
 		args := append(append([]string{self(t)}, command...), "--state-dir", dirs[0], "--state-dir", dirs[1])
@@ -130,7 +143,7 @@ func TestHistoryListsInBoundedMemory(t *testing.T) {
 	}
 }
 
-// serve of a history of 20,000 runs stays under 128 MiB of resident
+// serve of a history of 10,000 runs stays under 128 MiB of resident
 // memory after serving the index, ten session pages (each page's routes:
 // events, session, intervals, children) and the usage page; and it
 // follows the history (Reopen every second) without reading it all again.
@@ -139,7 +152,7 @@ func TestServeHistoryMemoryIsBounded(t *testing.T) {
 	if raceEnabled {
 		t.Skip("-race changes what memory is")
 	}
-	dirs, err := histgen.Many(t.TempDir(), 20000)
+	dirs, err := manyRuns()
 	require.NoError(t, err)
 	url, cmd, stderr := served(t, nil, "--state-dir", dirs[0], "--state-dir", dirs[1])
 	getBody := func(path string) []byte {
@@ -155,7 +168,7 @@ func TestServeHistoryMemoryIsBounded(t *testing.T) {
 		SessionID string `json:"session_id"`
 	}
 	require.NoError(t, json.Unmarshal(getBody("/api/sessions"), &sessions))
-	require.Len(t, sessions, 100, "a page of the 4,000 sessions")
+	require.Len(t, sessions, 100, "a page of the 2,000 sessions")
 	getBody("/")
 	for _, s := range sessions[:10] {
 		for _, r := range []string{"", "events", "session", "intervals", "children"} {
@@ -173,6 +186,33 @@ func TestServeHistoryMemoryIsBounded(t *testing.T) {
 			fmt.Sscanf(strings.TrimSpace(v), "%d", &peak)
 		}
 	}
-	t.Logf("serve of 20,000 runs: peak RSS %d MiB", peak>>10)
+	t.Logf("serve of 10,000 runs: peak RSS %d MiB", peak>>10)
 	assert.Less(t, peak<<10, int64(128<<20), "peak RSS; stderr: %s", stderr.String())
+}
+
+// ls of 500 runs whose request.json is 2 MB each (a long conversation's
+// messages) peaks under 64 MiB: the index keeps of a request only its
+// title, never the request.
+func TestHistoryOfLargeRequestsListsInBoundedMemory(t *testing.T) {
+	if raceEnabled {
+		t.Skip("-race changes what memory is")
+	}
+	dirs, err := histgen.Many(t.TempDir(), 500)
+	require.NoError(t, err)
+	big := strings.Repeat("the output of a long command, pasted in. ", 2<<20/40)
+	for _, d := range dirs {
+		runs, err := os.ReadDir(filepath.Join(d, "runs"))
+		require.NoError(t, err)
+		for _, r := range runs {
+			req, err := json.Marshal(map[string]any{"prompt": "task " + r.Name(), "session_id": "s-" + r.Name(),
+				"messages": []map[string]string{{"role": "user", "content": big}}})
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(d, "runs", r.Name(), "request.json"), req, 0o644))
+		}
+	}
+	args := []string{self(t), "ls", "--runs", "--limit", "0", "--state-dir", dirs[0], "--state-dir", dirs[1]}
+	peak, out := testenv.PeakRSS(t, args...)
+	t.Logf("ls of 500 runs of 2 MB requests: peak RSS %d MiB", peak>>20)
+	assert.Less(t, peak, int64(64<<20))
+	assert.Contains(t, string(out), "task 2026", "their titles")
 }

@@ -12,6 +12,7 @@ import (
 // cmdOtel exports recorded runs as OpenTelemetry traces.
 func cmdOtel(e env, args []string) error {
 	fs := flags(e, "otel")
+	fs.stateDirFlag("")
 	content := fs.Bool("content", false, "also export message texts, tool arguments and the answer (left out by default: they may be sensitive)")
 	if err := fs.parse(args); err != nil {
 		return err

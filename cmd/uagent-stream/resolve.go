@@ -5,30 +5,23 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/statedir"
 )
 
-// openHistory opens the history a FILE argument that is no path is
-// looked up in (statedir.Homes: $UAGENT_STATE_DIR, else uagent's and
-// uah's); env.history reads it once a command.
-func openHistory() (*history.Index, error) {
-	dirs, err := statedir.Homes(nil)
-	if err != nil {
-		return nil, err
-	}
-	return history.Open(history.DefaultPrices(), dirs...), nil
-}
-
-func onceHistory() func() (*history.Index, error) { return sync.OnceValues(openHistory) }
+// homes are the state directories a FILE argument that is no path is
+// looked up in: the command's --state-dir, else statedir.Homes'.
+func (e env) homes() ([]string, error) { return statedir.Homes(*e.dirs) }
 
 // lookupHistory finds what a FILE argument names when it is not a path that
 // exists (and not "-"): a run or a session of the history, by its id, a
-// unique prefix of one, or "latest". ok is false for a path that exists,
-// which always wins. An ambiguous prefix is an error that lists the
-// candidates; a name of nothing says both that no file and no id has it.
+// unique prefix of one, or "latest" (history.Locate: a run from the
+// directories' names, the index read only for a session). ok is false for
+// a path that exists, which always wins. An ambiguous prefix is an error
+// that lists the candidates; a name of nothing says both that no file and
+// no id has it.
 func lookupHistory(e env, name string) (found history.Found, ok bool, err error) {
 	if name == "-" || name == "" {
 		return history.Found{}, false, nil
@@ -37,19 +30,21 @@ func lookupHistory(e env, name string) (found history.Found, ok bool, err error)
 	if statErr == nil || !errors.Is(statErr, os.ErrNotExist) {
 		return history.Found{}, false, nil
 	}
-	x, err := e.history()
+	dirs, err := e.homes()
 	if err != nil {
 		return history.Found{}, false, err
 	}
-	found, err = x.Resolve(name)
+	found, err = history.Locate(history.DefaultPrices(), dirs, name)
 	if amb, isAmb := errors.AsType[*history.AmbiguousError](err); isAmb {
 		// One line: the message is sanitized as one, and the ids are the
 		// history's (directory names), so none may start a line of its own.
 		cands := make([]string, len(amb.Candidates))
 		for i, c := range amb.Candidates {
 			what := "session"
-			if r := x.Run(c); r != nil {
-				what = "run of " + r.StartedAt.Format("2006-01-02 15:04")
+			if len(c) >= 15 {
+				if at, err := time.Parse("20060102-150405", c[:15]); err == nil {
+					what = "run of " + at.Format("2006-01-02 15:04")
+				}
 			}
 			cands[i] = c + " (" + what + ")"
 		}

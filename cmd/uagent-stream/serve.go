@@ -36,8 +36,7 @@ func cmdServe(e env, args []string) error {
 	grace := fl.Duration("grace", 5*time.Second, "for a command: how long an interrupted run gets before what is left of it is killed")
 	otelOn := fl.Bool("otel", false, "also export the run live as OpenTelemetry spans (OTLP, configured by the OTEL_* variables)")
 	otelContent := fl.Bool("otel-content", false, "with --otel, also export message texts, tool arguments and the answer")
-	var stateDirs dirsFlag
-	fl.Var(&stateDirs, "state-dir", "with no FILE and no COMMAND, serve the history of this state `directory`; again for another (default: $UAGENT_STATE_DIR, else uagent's and uah's)")
+	stateDirs := fl.stateDirFlag(", and, with no FILE and no COMMAND, the history served")
 	prices := fl.String("prices", "", "with no FILE and no COMMAND, a price table `FILE` whose rows add to or replace the built-in ones")
 	if err := fl.parse(args); err != nil {
 		return err
@@ -48,7 +47,7 @@ func cmdServe(e env, args []string) error {
 	}
 	switch {
 	case command == nil && fl.NArg() == 0:
-		return serveHistory(e, fl, *addr, *public, *tokenFile, *maxClients, historyFlags{dirs: stateDirs, prices: *prices})
+		return serveHistory(e, fl, *addr, *public, *tokenFile, *maxClients, historyFlags{dirs: *stateDirs, prices: *prices})
 	case command == nil && fl.NArg() != 1:
 		return fl.usageError("want one FILE or -, or -- COMMAND ARGS…, or nothing (the history)")
 	case command != nil && len(command) == 0:

@@ -148,7 +148,7 @@ func TestEveryDoorSaysOneStatus(t *testing.T) {
 	t.Run("otel", func(t *testing.T) { // what the trace's run span says of a run without run_finished
 		got := map[string]string{}
 		for _, c := range cases {
-			in, err := openInput(env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, history: onceHistory()}, filepath.Join(home, "runs", c.id), nil)
+			in, err := openInput(env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, dirs: &dirsFlag{home}}, filepath.Join(home, "runs", c.id), nil)
 			require.NoError(t, err)
 			for range in.rd.Lines() {
 			}

@@ -15,6 +15,7 @@ import (
 
 func cmdStats(e env, args []string) error {
 	fs := flags(e, "stats")
+	fs.stateDirFlag("")
 	check := fs.Bool("check", false, "compare with the stream's own run_finished summary; exit 1 on any difference")
 	allowErrors := fs.Bool("allow-errors", false, "exit 0 even when lines could not be read (they are still counted on stderr)")
 	fs.Bool("json", true, "print JSON (it always does: the flag is uagent stats' own, accepted for those who type it)")

@@ -9,6 +9,7 @@ import (
 
 func cmdTimeline(e env, args []string) error {
 	fs := flags(e, "timeline")
+	fs.stateDirFlag("")
 	out := fs.String("o", "", "write the SVG to this `file` instead of standard output")
 	if err := fs.parse(args); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 func cmdValidate(e env, args []string) error {
 	fs := flags(e, "validate")
+	fs.stateDirFlag("")
 	asJSON := fs.Bool("json", false, "print one JSON object per violation")
 	strict := fs.Bool("strict", false, "also require every field the current writer always writes (default: only what a v1 line cannot be read without)")
 	exitCode := fs.Int("exit-code", -1, "the exit `code` of the run that wrote the stream, to accept the endings without run_finished (2: no line, 1: only run_started)")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/uagentkit/stream/statedir"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go/catalog"
@@ -142,9 +144,10 @@ func localRows(t *testing.T, srcs []parquetstream.Source, content bool) map[stri
 		var row struct {
 			RunID  string `json:"run_id"`
 			CutOff bool   `json:"cut_off"`
+			Status string `json:"status"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(r), &row))
-		if !row.CutOff {
+		if !row.CutOff || row.Status == statedir.StoppedStatus { // a stopped run is final: appended as such
 			ended[row.RunID] = true
 		}
 	}

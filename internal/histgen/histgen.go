@@ -8,9 +8,12 @@ package histgen
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -44,14 +47,29 @@ type Sidecar struct {
 	Created                                          time.Time
 }
 
-// Write writes the runs and sidecars.
+// Write writes the runs (on all cores) and the sidecars.
 func Write(runs []Run, sidecars []Sidecar) error {
-	for _, r := range runs {
-		for _, home := range r.Homes {
-			if err := r.write(filepath.Join(home, "runs", r.ID)); err != nil {
-				return err
+	errs := make([]error, len(runs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				for _, home := range runs[i].Homes {
+					if errs[i] == nil {
+						errs[i] = runs[i].write(filepath.Join(home, "runs", runs[i].ID))
+					}
+				}
 			}
-		}
+		})
+	}
+	for i := range runs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	for _, s := range sidecars {
 		dir := filepath.Join(s.Home, "sessions")
@@ -148,10 +166,11 @@ func (r Run) write(dir string) error {
 	if sum.Stats.Tokens != r.Tokens {
 		return fmt.Errorf("histgen: %s: the records' tokens %+v are not the run's %+v", r.ID, sum.Stats.Tokens, r.Tokens)
 	}
-	if err := stream.WriteSummaryFile(filepath.Join(dir, "summary.json"), sum); err != nil {
+	b, err := sum.MarshalIndent() // as stream.WriteSummaryFile writes it, without its syncs: a fixture is not a crash test
+	if err != nil {
 		return fmt.Errorf("histgen: %w", err)
 	}
-	return nil
+	return os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o600)
 }
 
 // Hostile is what a terminal acts on or a reader cannot see, in a title,

@@ -11,7 +11,7 @@
 import { DuckDBInstance } from "@duckdb/node-api";
 import { execFileSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 
 const [exportDir, readmePath, ...files] = process.argv.slice(2);
 const bin = process.env.UAGENT_STREAM;
@@ -30,8 +30,22 @@ for (const m of section.slice(0, section.indexOf("\n## ", 5)).matchAll(/```sql\n
   if (name) queries[name[1]] = m[1];
 }
 
+// A run directory's status is its state's one word (finished: its
+// summary's; running; or cut_off, stopped), as ls --runs says it, not
+// stats' (which keeps uagent stats' rule for a run without a final
+// summary).
+const states = new Map(); // state directory -> Map(run_id -> status)
+const stateOf = (dir) => {
+  const home = dirname(dirname(resolve(dir)));
+  if (!states.has(home)) {
+    const runs = JSON.parse(execFileSync(bin, ["ls", "--runs", "--json", "--limit", "0", "--state-dir", home], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+    states.set(home, new Map(runs.map((r) => [r.run_id, r.status])));
+  }
+  return states.get(home);
+};
+
 // What stats says of each file, and whether the file has a run_finished.
-const want = new Map(); // run_id -> { summary, file, cutOff }
+const want = new Map(); // run_id -> { summary, file, cutOff, status }
 for (const f of files) {
   let out;
   try {
@@ -53,7 +67,8 @@ for (const f of files) {
   });
   const id = summary ? summary.run_id : "";
   if (want.has(id)) throw new Error(`run_id ${JSON.stringify(id)} is in two files: the check needs one run per id`);
-  want.set(id, { summary, file: f, cutOff: !finished });
+  const status = statSync(f).isDirectory() ? stateOf(f).get(id) : summary?.status;
+  want.set(id, { summary, file: f, cutOff: !finished, status });
 }
 
 process.chdir(exportDir);
@@ -108,7 +123,7 @@ for (const r of failedRows) {
   check(`failed calls of ${r.run_id}`, num(r.failed_calls) === (w.summary ? w.summary.stats.failed_tool_calls : 0),
     `${r.failed_calls} vs stats ${w.summary?.stats.failed_tool_calls}`);
   check(`cut_off of ${r.run_id}`, r.cut_off === w.cutOff, `${r.cut_off}, the file has ${w.cutOff ? "no " : ""}run_finished`);
-  if (w.summary) check(`status of ${r.run_id}`, r.status === w.summary.status, `${r.status} vs stats ${w.summary.status}`);
+  if (w.summary) check(`status of ${r.run_id}`, r.status === w.status, `${r.status} vs ${w.status} (stats, or ls --runs of a run directory)`);
 }
 
 // tokens and model time by model and day

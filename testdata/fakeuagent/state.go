@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/statedir"
 )
 
@@ -45,14 +46,10 @@ func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) err
 	}
 	// The prompts that came before, from the session's saved runs.
 	var before []string
-	if ss, _ := statedir.Sessions(stateDir); ss != nil {
-		for _, s := range ss {
-			if s.ID == session {
-				for _, r := range s.Runs {
-					if q, err := r.ReadRequest(); err == nil {
-						before = append(before, q.Prompt)
-					}
-				}
+	if s := history.Open(history.Prices{}, stateDir).Session(session); s != nil {
+		for _, r := range s.Runs {
+			if q, err := statedir.ReadRequest(r.Dir); err == nil {
+				before = append(before, q.Prompt)
 			}
 		}
 	}

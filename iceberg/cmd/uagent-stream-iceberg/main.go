@@ -25,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/iceberg/icebergstream"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/parquetstream"
@@ -74,7 +75,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	problem := func(err error) {
 		say("%s", err)
 		if !*allowErrors && !errors.Is(err, icebergstream.ErrNotEnded) && !errors.Is(err, parquetstream.ErrNameNotUTF8) &&
-			!errors.Is(err, statedir.ErrTwoCopies) && !errors.Is(err, statedir.ErrParent) {
+			!errors.Is(err, statedir.ErrTwoCopies) && !errors.Is(err, history.ErrParent) {
 			code = 1
 		}
 	}
