@@ -119,7 +119,7 @@ func TestARunEndKnownToTheMillisecond(t *testing.T) {
 				last = at
 			}
 		}
-		end := last.Add(time.Duration(r.IntN(5_000_000_000)))
+		end := last.Add(time.Duration(r.Int64N(5_000_000_000)))
 		stats, answer, _, _ := runs.Reference(evs, end)
 		rebuilt := start.Add(end.Sub(start).Truncate(time.Millisecond))
 		fin := stream.RunFinished{At: rebuilt, Result: stream.Result{Stats: stats, Answer: answer}, EndWithin: time.Millisecond}

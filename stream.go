@@ -21,9 +21,19 @@
 // processes and replays recordings; termstream renders a stream for
 // people, timeline draws it, ssestream serves it to browsers, otelstream
 // exports it as OpenTelemetry traces, tablestream as table rows and
-// parquetstream as a Parquet dataset; acpstream puts it in editors;
-// statedir reads what uagent saved; schema publishes the contract as JSON
-// Schema. This package imports only the standard library.
+// parquetstream as a Parquet dataset; acpstream puts it in editors and
+// a2astream before other agents; statedir reads what uagent and uah saved
+// (files), history makes of them sessions, an index, prices; schema
+// publishes the contract as JSON Schema. This package imports only the
+// standard library.
+//
+// The layers, each importing only those above it: this package (the
+// contract: types, Sink, Decoder, the fold) → uahstream (the one reader
+// and the session fold) → statedir (the files uagent and uah save: run
+// directories, their one state, sidecars) → history (sessions, titles,
+// parents, the live index, prices) → the views and protocols (termstream,
+// timeline, ssestream, otelstream, tablestream, parquetstream, acpstream,
+// a2astream) → the command.
 //
 // # Wire
 //
@@ -252,7 +262,7 @@ var kinds = []*kind{
 
 // unreadFields are the strings of each type that the fold does not read:
 // Summarize and Validate check them (their JSON type, their escapes) and
-// do not build them (see parser.lean). What the fold reads (ids, names,
+// do not build them (see internal/jsonparse). What the fold reads (ids, names,
 // the assistant's text, the notices' and failures' messages, stops,
 // statuses) is built.
 var unreadFields = map[string][]string{

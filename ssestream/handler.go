@@ -2,7 +2,7 @@
 // Server-Sent Events, its summary and its intervals as JSON, and a page
 // that shows the run live in a browser.
 //
-//	rec := ssestream.NewRecording()
+//	rec := ssestream.NewRecording(nil)
 //	go func() { rec.Consume(r); rec.End(nil) }()
 //	ssestream.Serve(ctx, listener, ssestream.NewHandler(rec), 2*time.Second)
 //

@@ -28,7 +28,7 @@ const (
 	// limit parameter may ask for fewer, or for up to 1,000).
 	HistoryPage = 100
 	// HistoryPages is how many run and session pages a History keeps
-	// recordedPage at once; the one used longest ago goes first.
+	// recorded at once; the one used longest ago goes first.
 	HistoryPages = 8
 	// FollowEvery is how often a History looks for what changed in the
 	// history (and a run page follows its run).
@@ -80,7 +80,7 @@ type History struct {
 	wg     sync.WaitGroup
 }
 
-// recordedPage is a run or a session recordedPage for its page.
+// recordedPage is a run or a session recorded for its page.
 type recordedPage struct {
 	rec *Recording
 	h   *Handler

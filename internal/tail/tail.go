@@ -3,8 +3,9 @@
 package tail
 
 import (
-	"os"
 	"strings"
+
+	"github.com/uagentkit/stream/internal/regular"
 )
 
 // How much of a file Lines reads and returns.
@@ -14,12 +15,13 @@ const (
 )
 
 // Lines returns the last Count lines of a tool's output file, read
-// from at most its last Bytes, or none when it cannot be read.
+// from at most its last Bytes, or none when it cannot be read or is not
+// a regular file (a FIFO, a device: never waited on).
 func Lines(path string) []string {
 	if path == "" {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path) // a FIFO out_path is not opened: that would wait for a writer
 	if err != nil {
 		return nil
 	}
