@@ -119,6 +119,9 @@ type Index struct {
 	// stamps are the times of the homes' runs/ and sessions/ directories
 	// when the index began reading them (see Reopen).
 	stamps []stamp
+	// sidecars are uah's sidecars as read (Reopen reads again only those
+	// that changed).
+	sidecars map[string]*statedir.Sidecar
 }
 
 // recomputed is a summary a run's records gave, and what they were then.
@@ -162,7 +165,7 @@ func (x *Index) Reopen() *Index {
 		return x
 	}
 	stamps := stampsOf(x.dirs)
-	return build(x.prices, statedir.Reread(x.dirs, func(dir string) bool { return x.ended[dir] }), x, stamps)
+	return build(x.prices, statedir.Reread(x.dirs, x.sidecars, func(dir string) bool { return x.ended[dir] }), x, stamps)
 }
 
 // stampsOf is the times of the homes' runs/ and sessions/ directories.
@@ -205,18 +208,19 @@ func (x *Index) unchanged() bool {
 
 func build(prices Prices, h *statedir.History, prev *Index, stamps []stamp) *Index {
 	x := &Index{byRun: map[string]*Run{}, bySess: map[string]*Session{}, prices: prices, problems: h.Problems(), dirs: h.Dirs(),
-		ended: map[string]bool{}, recomputed: map[string]recomputed{}, stamps: stamps}
+		ended: map[string]bool{}, recomputed: map[string]recomputed{}, stamps: stamps, sidecars: h.Sidecars()}
 	var before map[string]recomputed
 	if prev != nil {
 		before = prev.recomputed
-		for _, id := range h.Known() { // finished, read before: as it was (a copy: Seq is the new index's)
+		known := h.Known()
+		for _, id := range known { // finished, read before: as it was (a copy: Seq is the new index's)
 			if r := prev.byRun[id]; r != nil {
 				c := *r
 				x.runs = append(x.runs, &c)
 			}
 		}
-		for dir := range prev.ended {
-			if _, err := os.Stat(dir); err == nil {
+		for dir := range prev.ended { // the copies of the runs still listed
+			if _, ok := slices.BinarySearch(known, filepath.Base(dir)); ok {
 				x.ended[dir] = true
 			}
 		}

@@ -24,15 +24,17 @@ func Locate(prices Prices, dirs []string, name string) (Found, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
 		return Found{}, fmt.Errorf("stream: %q: %w", name, ErrNotFound)
 	}
+	if name != Latest { // a run id: a stat of it in each home
+		if f, err := locateRun(prices, dirs, name); err == nil {
+			return f, nil
+		}
+	}
 	runs, sessions := statedir.Names(dirs)
 	if name == Latest {
 		if len(runs) == 0 {
 			return Found{}, fmt.Errorf("stream: latest: %w", ErrNotFound)
 		}
 		return locateRun(prices, dirs, runs[len(runs)-1])
-	}
-	if _, ok := slices.BinarySearch(runs, name); ok {
-		return locateRun(prices, dirs, name)
 	}
 	if _, ok := slices.BinarySearch(sessions, name); ok {
 		return Open(prices, dirs...).Resolve(name)

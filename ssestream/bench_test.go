@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -95,12 +97,21 @@ func follow(srv *httptest.Server, ready chan<- struct{}, summary bool) {
 
 // BenchmarkHistoryIndex answers the index of a history of 20,000 runs
 // (histgen.Many: two homes, 4,000 sessions), its first page as the page
-// asks for it (/api/sessions), from the index the server holds; and reads
-// the history again as the server does every second (Reopen: its listing
-// and the runs going on, not the runs that ended).
+// asks for it (/api/sessions), from the index the server holds; reads the
+// history again as the server does every second when nothing changed
+// (reopen-idle: a stat of each home's directories; %core is its share of
+// a core at one Reopen every FollowEvery), and when a run began since
+// (reopen-changed: the listing and the runs going on, not the runs that
+// ended); and reads it whole (open).
 func BenchmarkHistoryIndex(b *testing.B) {
 	dirs, err := histgen.Many(b.TempDir(), 20000)
 	require.NoError(b, err)
+	hour := time.Now().Add(-time.Hour) // the history as a person leaves it: written an hour ago
+	for _, d := range dirs {
+		for _, sub := range []string{d, filepath.Join(d, "runs"), filepath.Join(d, "sessions")} {
+			os.Chtimes(sub, hour, hour)
+		}
+	}
 	x := history.Open(history.DefaultPrices(), dirs...)
 	h := NewHistory(x)
 	defer h.Close()
@@ -115,8 +126,18 @@ func BenchmarkHistoryIndex(b *testing.B) {
 			}
 		}
 	})
-	b.Run("reopen", func(b *testing.B) {
+	b.Run("reopen-idle", func(b *testing.B) {
 		for b.Loop() {
+			if y := x.Reopen(); y != x {
+				b.Fatal("an idle history was read again")
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(FollowEvery)*100, "%core")
+	})
+	b.Run("reopen-changed", func(b *testing.B) {
+		runs := filepath.Join(dirs[0], "runs")
+		for b.Loop() {
+			os.Chtimes(runs, time.Now(), time.Now()) // a run directory made
 			x = x.Reopen()
 		}
 	})

@@ -101,6 +101,9 @@ type Sidecar struct {
 
 	// Path is the sidecar's file.
 	Path string `json:"-"`
+
+	size int64     // the file's, when it was read
+	mod  time.Time // the file's, when it was read
 }
 
 // Title is the sidecar's first prompt as a title (see
@@ -145,18 +148,22 @@ type History struct {
 // directory under runs/ that is not a run's, a sidecar: see ErrSidecar) is
 // a Problem, and the rest is read.
 func OpenHistory(dirs ...string) *History {
-	return openHistory(dirs, func(string) bool { return false })
+	return openHistory(dirs, func(string) bool { return false }, nil)
 }
 
-// Reread reads the state directories dirs as OpenHistory does, but for
-// the runs whose every copy is known (known reports the path of a run
-// directory that was read before and had ended: a run that has ended is
-// not written to again): those are not opened, and Known lists their
+// Reread reads the state directories dirs again, as OpenHistory does,
+// but for the runs whose every copy is known (known reports the path of a
+// run directory that was read before and had ended: a run that has ended
+// is not written to again): those are not opened, and Known lists their
 // ids, so that a history of many runs costs its listing, its new runs and
-// the runs still going. Sidecars are read again.
-func Reread(dirs []string, known func(dir string) bool) *History { return openHistory(dirs, known) }
+// the runs still going. A sidecar whose file has the size and time it had
+// when it was read into sidecars (an earlier History's Sidecars) is that
+// one, not read again.
+func Reread(dirs []string, sidecars map[string]*Sidecar, known func(dir string) bool) *History {
+	return openHistory(dirs, known, sidecars)
+}
 
-func openHistory(dirs []string, known func(dir string) bool) *History {
+func openHistory(dirs []string, known func(dir string) bool, sidecarsBefore map[string]*Sidecar) *History {
 	h := &History{dirs: slices.Clone(dirs), sidecars: map[string]*Sidecar{}}
 	type entry struct{ dir, name string }
 	var entries []entry
@@ -183,7 +190,7 @@ func openHistory(dirs []string, known func(dir string) bool) *History {
 				entries = append(entries, entry{runs, e.Name()})
 			}
 		}
-		h.readSidecars(filepath.Join(d, "sessions"))
+		h.readSidecars(filepath.Join(d, "sessions"), sidecarsBefore)
 	}
 	// A run whose every copy is known is not opened.
 	copies := map[string]int{}
@@ -294,7 +301,7 @@ func size(path string) int64 {
 
 // readSidecars reads the sidecars in a sessions directory (a missing one
 // has none), with encoding/json, as uah reads them.
-func (h *History) readSidecars(dir string) {
+func (h *History) readSidecars(dir string, before map[string]*Sidecar) {
 	es, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -308,6 +315,17 @@ func (h *History) readSidecars(dir string) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
+		var size int64
+		var mod time.Time
+		if info, err := e.Info(); err == nil {
+			size, mod = info.Size(), info.ModTime()
+		}
+		if prev := before[id]; prev != nil && prev.Path == path && prev.size == size && prev.mod.Equal(mod) && !mod.IsZero() {
+			if _, seen := h.sidecars[id]; !seen {
+				h.sidecars[id] = prev // as it was: uah rewrites a sidecar whole, by a rename
+			}
+			continue
+		}
 		b, err := regular.Read(path, MaxSidecarFile)
 		var sc Sidecar
 		if err == nil {
@@ -318,7 +336,7 @@ func (h *History) readSidecars(dir string) {
 			continue
 		}
 		if _, seen := h.sidecars[id]; !seen { // the first directory's
-			sc.Path = path
+			sc.Path, sc.size, sc.mod = path, size, mod
 			h.sidecars[id] = &sc
 		}
 	}

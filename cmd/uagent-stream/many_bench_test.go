@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/uagentkit/stream/internal/histgen"
 )
 
 // BenchmarkStatsManyFiles runs stats on the files of $MANY (a directory
@@ -24,5 +26,35 @@ func BenchmarkStatsManyFiles(b *testing.B) {
 		if code := run(append([]string{cmd}, files...), strings.NewReader(""), io.Discard, io.Discard); code != 0 {
 			b.Fatal(code)
 		}
+	}
+}
+
+// BenchmarkCatByName renders one run of uagent's home of a history of
+// 10,000 runs (histgen.Many: 6,000 of them in that home,
+// $UAGENT_STATE_DIR) named by its directory (dir) and by its id (id:
+// history.Locate, a stat of the id), its unique prefix (prefix: a listing
+// of the names) and latest: naming a run costs its directory's names, not
+// the history.
+func BenchmarkCatByName(b *testing.B) {
+	dirs, err := histgen.Many(b.TempDir(), 10000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("UAGENT_STATE_DIR", dirs[0])
+	const id = "20260904-112000-000003e8" // run 5,000 (histgen.Many: a run a minute from 2026-09-01, five a session; in both homes)
+	for _, c := range []struct{ name, arg string }{
+		{"dir", filepath.Join(dirs[0], "runs", id)},
+		{"id", id},
+		{"prefix", id[:14]},
+		{"latest", "latest"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				args := []string{"cat", "--no-color", c.arg}
+				if code := run(args, strings.NewReader(""), io.Discard, io.Discard); code != 0 {
+					b.Fatal(code)
+				}
+			}
+		})
 	}
 }
