@@ -78,7 +78,7 @@ var (
 	// Decoder reports it, then reads line 1 without it.
 	ErrByteOrderMark = errors.New("a byte-order mark")
 
-	// ErrNotDurable is wrapped by the error of a [WriteSummaryFile] that
+	// ErrNotDurable is wrapped by the error of a [SummaryDTO.WriteFile] that
 	// did replace the file but could not sync its directory: readers see
 	// the new summary, but a crash may still bring the old one back.
 	ErrNotDurable = errors.New("the new summary is in place but may not be durable")

@@ -51,18 +51,6 @@ type DeveloperMessage struct {
 	Text string
 }
 
-// Values the contract names for fields of the events.
-const (
-	// Control input modes. Readers must accept others.
-	ControlSettings  = "settings"
-	ControlWhenIdle  = "when_idle"
-	ControlHard      = "hard"
-	ControlHeartbeat = "heartbeat"
-
-	// StopComplete is the stop reason of a normal model response.
-	StopComplete = "complete"
-)
-
 // ControlInput reports that the runner accepted a control message: settings
 // (with Effort), when_idle, hard, or heartbeat (with Reason).
 type ControlInput struct {

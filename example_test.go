@@ -113,7 +113,7 @@ func ExampleFold_Add() {
 	var f stream.Fold
 	for dto, err := range stream.NewDecoder(in).All() {
 		ch := f.Add(dto, err)
-		if ch.ToolStep == stream.Closed {
+		if ch.ToolStep == stream.StepClosed {
 			op := f.Tool(ch.ToolIndex)
 			fmt.Println("closed:", op.Label, op.End.Sub(op.Start), "ok:", op.OK, op.Detail)
 		}

@@ -292,15 +292,15 @@ type Step uint8
 
 // The steps of a [Change].
 const (
-	// Opened: a turn or an operation began, a call was registered, a
+	// StepOpened: a turn or an operation began, a call was registered, a
 	// notice came for the first time.
-	Opened Step = iota + 1
-	// Restarted: a turn_started while a turn was open moved its start.
-	Restarted
-	// Closed: a turn or an operation was closed, a call finished.
-	Closed
-	// Repeated: a notice came again.
-	Repeated
+	StepOpened Step = iota + 1
+	// StepRestarted: a turn_started while a turn was open moved its start.
+	StepRestarted
+	// StepClosed: a turn or an operation was closed, a call finished.
+	StepClosed
+	// StepRepeated: a notice came again.
+	StepRepeated
 )
 
 // Change is what one line changed in the fold: for the turn, the operation,
@@ -418,7 +418,7 @@ func (f *Fold) register(id, name string) int {
 	if !added {
 		return i
 	}
-	f.change.CallStep = Opened
+	f.change.CallStep = StepOpened
 	if name == "" {
 		name = "?"
 	}
@@ -439,9 +439,9 @@ func (f *Fold) event(e Event) {
 		at := f.instant(e.At)
 		f.observe(at)
 		f.turns++
-		ch.TurnStep, ch.TurnIndex = Opened, len(f.model)
+		ch.TurnStep, ch.TurnIndex = StepOpened, len(f.model)
 		if f.turnOpen {
-			ch.TurnStep = Restarted
+			ch.TurnStep = StepRestarted
 		}
 		f.turnOpen, f.open, f.openID = true, turnRec{start: at, turn: e.Turn}, e.TurnID
 	case ModelResponded:
@@ -452,7 +452,7 @@ func (f *Fold) event(e Event) {
 		if f.turnOpen {
 			iv := f.open
 			iv.end = at
-			ch.TurnStep, ch.TurnIndex = Closed, len(f.model)
+			ch.TurnStep, ch.TurnIndex = StepClosed, len(f.model)
 			f.model = append(f.model, iv)
 			f.turnOpen = false
 			if f.keepText {
@@ -490,7 +490,7 @@ func (f *Fold) event(e Event) {
 			return
 		}
 		f.calls[call].ops++
-		ch.ToolStep, ch.ToolIndex = Opened, i
+		ch.ToolStep, ch.ToolIndex = StepOpened, i
 		name, _ := f.names.Index(e.Name)
 		f.ops = append(f.ops, opRec{start: at, call: int32(call), name: int32(name), turn: int32(f.open.turn), open: true})
 		if f.opLines == nil {
@@ -522,13 +522,13 @@ func (f *Fold) event(e Event) {
 			}
 			f.lineFinished = true
 			if ch.CallStep == 0 {
-				ch.CallStep = Closed
+				ch.CallStep = StepClosed
 			}
 		}
 		if i, ok := f.opKeys.Lookup(e.OpID); ok && f.ops[i].open {
 			op := &f.ops[i]
 			op.end, op.open, op.ok = at, false, e.OK
-			ch.ToolStep, ch.ToolIndex = Closed, i
+			ch.ToolStep, ch.ToolIndex = StepClosed, i
 			f.closedOp = f.opLines[i]
 			delete(f.opLines, i)
 			if f.keepText {
@@ -604,9 +604,9 @@ func (f *Fold) notice(typ, code, message string, at time.Time) {
 		f.notices = append(f.notices, Notice{Type: typ, Code: code, Message: message, At: at})
 	}
 	f.notices[i].Count++
-	f.change.NoticeStep, f.change.NoticeIndex = Opened, i
+	f.change.NoticeStep, f.change.NoticeIndex = StepOpened, i
 	if seen {
-		f.change.NoticeStep = Repeated
+		f.change.NoticeStep = StepRepeated
 	}
 }
 
@@ -654,7 +654,7 @@ func (f *Fold) Turn(i int) TurnInterval {
 	r := f.model[i]
 	iv := TurnInterval{Start: f.time(r.start), End: f.time(r.end), Turn: r.turn}
 	switch {
-	case f.change.TurnStep == Closed && f.change.TurnIndex == i:
+	case f.change.TurnStep == StepClosed && f.change.TurnIndex == i:
 		d := f.line.(ModelRespondedDTO)
 		iv.TurnID, iv.Duration, iv.Usage, iv.Stop, iv.Failure = f.openID, ms(d.DurationMS), d.Usage.Tokens(), d.Stop, d.Failure
 	case f.keepText:
@@ -685,7 +685,7 @@ func (f *Fold) Tool(i int) ToolInterval {
 		iv.End = f.time(f.end())
 		l := f.opLines[i]
 		iv.Label, iv.OpType, iv.OutPath, iv.ErrPath = l.label, l.opType, l.outPath, l.errPath
-	case f.change.ToolStep == Closed && f.change.ToolIndex == i:
+	case f.change.ToolStep == StepClosed && f.change.ToolIndex == i:
 		d, l := f.line.(ToolFinishedDTO), f.closedOp
 		iv.Label, iv.OpType, iv.OutPath, iv.ErrPath = l.label, l.opType, cmp.Or(d.OutPath, l.outPath), cmp.Or(d.ErrPath, l.errPath)
 		iv.Detail, iv.Duration = d.Detail, ms(d.DurationMS)
@@ -730,7 +730,7 @@ func (f *Fold) Call(i int) ToolCall {
 			c.Detail, c.FinishedAt = d.Detail, d.At
 		}
 	}
-	if f.change.CallStep == Opened {
+	if f.change.CallStep == StepOpened {
 		c.At = at
 	}
 	return c

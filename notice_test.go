@@ -17,19 +17,19 @@ func TestFoldNotices(t *testing.T) {
 	}
 	w := PreflightWarningDTO{header: header{At: t0}, Code: "auth", Message: "expiring"}
 	ch := add(w)
-	assert.Equal(t, [2]int{int(Opened), 0}, [2]int{int(ch.NoticeStep), ch.NoticeIndex})
+	assert.Equal(t, [2]int{int(StepOpened), 0}, [2]int{int(ch.NoticeStep), ch.NoticeIndex})
 	for range 2 {
 		ch = add(w)
-		assert.Equal(t, [2]int{int(Repeated), 0}, [2]int{int(ch.NoticeStep), ch.NoticeIndex})
+		assert.Equal(t, [2]int{int(StepRepeated), 0}, [2]int{int(ch.NoticeStep), ch.NoticeIndex})
 	}
 	ch = add(PreflightWarningDTO{Code: "auth", Message: "expired"})
-	assert.Equal(t, [2]int{int(Opened), 1}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another message is another notice")
+	assert.Equal(t, [2]int{int(StepOpened), 1}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another message is another notice")
 	ch = add(PreflightWarningDTO{Code: "auth2", Message: "expiring"})
-	assert.Equal(t, [2]int{int(Opened), 2}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another code is another notice")
+	assert.Equal(t, [2]int{int(StepOpened), 2}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another code is another notice")
 	ch = add(RunnerErrorDTO{Message: "expiring"})
-	assert.Equal(t, [2]int{int(Opened), 3}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another type is another notice")
+	assert.Equal(t, [2]int{int(StepOpened), 3}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "another type is another notice")
 	ch = add(RunnerErrorDTO{Message: "auth\x00expiring"})
-	assert.Equal(t, [2]int{int(Opened), 4}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "a message cannot pass for a code and a message")
+	assert.Equal(t, [2]int{int(StepOpened), 4}, [2]int{int(ch.NoticeStep), ch.NoticeIndex}, "a message cannot pass for a code and a message")
 	ch = add(UserMessageDTO{Text: "expiring"})
 	assert.Zero(t, ch.NoticeStep, "only warnings and runner errors are notices")
 	require.Len(t, f.Notices(), 5)

@@ -49,9 +49,16 @@ func newValidateOptions[O ValidateOption](opts []O) validateOptions {
 	return o
 }
 
-// DefaultMaxLineSize is the longest line a [Decoder] decodes unless
-// [WithMaxLineSize] says otherwise: 64 MiB.
-const DefaultMaxLineSize = 64 << 20
+// The bounds of what the package reads.
+const (
+	// DefaultMaxLineSize is the longest line a [Decoder] decodes unless
+	// [WithMaxLineSize] says otherwise: 64 MiB.
+	DefaultMaxLineSize = 64 << 20
+	// MaxSummaryFile is the largest summary.json ReadSummaryFile reads: a
+	// summary holds a run's answer, and the runner's answers are far
+	// smaller.
+	MaxSummaryFile = 64 << 20
+)
 
 // WithMaxLineSize sets the longest line, in bytes without its line ending,
 // that a Decoder decodes. A longer line is reported as ErrLineTooLong and

@@ -98,6 +98,23 @@ const (
 	TypeReasoning        = "reasoning"
 	TypeRunnerError      = "runner_error"
 	TypeRunFinished      = "run_finished"
+
+	// Values the contract names for fields of the events: control input
+	// modes (readers must accept others), and the stop reason of a normal
+	// model response.
+	ControlSettings  = "settings"
+	ControlWhenIdle  = "when_idle"
+	ControlHard      = "hard"
+	ControlHeartbeat = "heartbeat"
+	StopComplete     = "complete"
+
+	// Exit codes of a uagent run. ExitUsage also means preflight blocked.
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2
+	ExitDiskLimit   = 3
+	ExitTimeout     = 124
+	ExitInterrupted = 130
 )
 
 // kind is one row of the event table: everything the package knows about

@@ -70,16 +70,6 @@ func Classify(termination Status, exitCode int, stats Stats) Status {
 	return StatusOK
 }
 
-// Exit codes of a uagent run. ExitUsage also means preflight blocked.
-const (
-	ExitOK          = 0
-	ExitError       = 1
-	ExitUsage       = 2
-	ExitDiskLimit   = 3
-	ExitTimeout     = 124
-	ExitInterrupted = 130
-)
-
 // ExitCode returns the process exit code of a run that ended with status s:
 // ok 0, error 1, disk_limit 3, timeout 124, interrupted 130. Any other
 // status, StatusRunning included, maps to 1. (2 is a usage error or a

@@ -13,18 +13,16 @@ import (
 	"unsafe"
 )
 
-// WriteSummaryFile writes s to path as summary.json: 2-space indented JSON
+// WriteFile writes s to path as summary.json: 2-space indented JSON
 // with a trailing newline, mode 0600. It writes atomically: a temporary file
 // in the same directory is written, synced and renamed over path, then the
 // directory is synced. A crash at any point leaves either the old file or the
 // new one, never a torn one; on error the temporary file is removed. An
 // error that wraps [ErrNotDurable] means the new file is in place and only
 // the directory sync failed.
-func WriteSummaryFile(path string, s SummaryDTO) error {
-	return writeSummaryFile(osFS{}, path, s)
-}
+func (s SummaryDTO) WriteFile(path string) error { return writeSummaryFile(osFS{}, path, s) }
 
-// fileSystem is what WriteSummaryFile needs of the OS; tests inject faults.
+// fileSystem is what WriteFile needs of the OS; tests inject faults.
 type fileSystem interface {
 	CreateTemp(dir, pattern string) (tempFile, error)
 	Rename(oldpath, newpath string) error
@@ -111,10 +109,6 @@ func writeSummaryFile(fsys fileSystem, path string, s SummaryDTO) (err error) {
 	}
 	return nil
 }
-
-// MaxSummaryFile is the largest summary.json ReadSummaryFile reads: a
-// summary holds a run's answer, and the runner's answers are far smaller.
-const MaxSummaryFile = 64 << 20
 
 // ReadSummaryFile reads a summary.json. A missing, empty, truncated or
 // non-JSON file, a field of the wrong type and a v other than SchemaVersion

@@ -131,7 +131,7 @@ func TestWriteSummaryFileIsAtomic(t *testing.T) {
 		info, err := os.Stat(path)
 		require.NoError(t, err)
 		assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm())
-		require.NoError(t, WriteSummaryFile(path, oldSum))
+		require.NoError(t, oldSum.WriteFile(path))
 		back, err := ReadSummaryFile(path)
 		require.NoError(t, err)
 		assert.Equal(t, "old", back.Answer)

@@ -66,8 +66,8 @@ func crashedTask(t *testing.T, state string) (a2a.TaskID, string) {
 	run := "20261101-090000-c4a5b6d7"
 	dir := filepath.Join(state, "runs", run)
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), stream.SummaryDTO{V: 1, Status: "running",
-		RunID: run, SessionID: session, StartedAt: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}))
+	require.NoError(t, stream.SummaryDTO{V: 1, Status: "running",
+		RunID: run, SessionID: session, StartedAt: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}.WriteFile(filepath.Join(dir, statedir.SummaryFile)))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, statedir.EventsFile), nil, 0o644))
 	b, err := json.Marshal(note{ID: id, ContextID: session, Created: time.Now().UTC(), Prompt: "hang on", RunID: run})
 	require.NoError(t, err)

@@ -302,19 +302,19 @@ func (u *updates) add(l uahstream.Line) {
 		}
 	}
 	ch := l.Step
-	if ch.NoticeStep == stream.Opened {
+	if ch.NoticeStep == stream.StepOpened {
 		u.say("notice", a2a.NewTextPart(text(execstream.NoticeText(l.Notice))))
 	}
-	if ch.CallStep == stream.Opened {
+	if ch.CallStep == stream.StepOpened {
 		c := l.Call
 		u.tool(c.CallID, c.Name, c.Label, "pending", "", nil)
 	}
-	if ch.ToolStep == stream.Opened {
+	if ch.ToolStep == stream.StepOpened {
 		t := l.Tool
 		u.tool(t.CallID, t.Name, t.Label, "running", "", nil)
 	}
 	switch {
-	case ch.ToolStep == stream.Closed:
+	case ch.ToolStep == stream.StepClosed:
 		t := l.Tool
 		u.tool(t.CallID, t.Name, t.Label, "finished", t.Detail, &t.OK)
 	case ch.CallStep != 0:

@@ -85,24 +85,24 @@ func (u *updates) add(l uahstream.Line) {
 		}
 	}
 	ch := l.Step
-	if ch.NoticeStep == stream.Opened {
+	if ch.NoticeStep == stream.StepOpened {
 		n := l.Notice
 		u.notices = append(u.notices, text(execstream.NoticeText(n)))
 		u.send(acp.UpdateAgentMessageText("\n" + u.notices[ch.NoticeIndex] + "\n"))
 	}
-	if ch.TurnStep == stream.Closed {
+	if ch.TurnStep == stream.StepClosed {
 		u.stop = l.Turn.Stop
 	}
-	if ch.CallStep == stream.Opened {
+	if ch.CallStep == stream.StepOpened {
 		c := l.Call
 		u.send(acp.StartToolCall(acp.ToolCallId(line(c.CallID)), line(c.Label),
 			acp.WithStartKind(toolKind(c.Name)), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(rawInput(c.Arguments))))
 	}
-	if ch.ToolStep == stream.Opened {
+	if ch.ToolStep == stream.StepOpened {
 		u.send(acp.UpdateToolCall(acp.ToolCallId(line(l.Tool.CallID)), acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	}
 	switch {
-	case ch.ToolStep == stream.Closed:
+	case ch.ToolStep == stream.StepClosed:
 		iv := l.Tool
 		u.finished(iv.CallID, iv.OK, iv.Detail, iv.OutPath, iv.ErrPath)
 	case ch.CallStep != 0:

@@ -24,7 +24,7 @@ func ExampleStart() {
 			fmt.Println(l.Err)
 			continue
 		}
-		if l.Step.CallStep == stream.Opened {
+		if l.Step.CallStep == stream.StepOpened {
 			tools++
 		}
 	}
@@ -44,7 +44,7 @@ func ExampleOpen() {
 		return
 	}
 	for l := range run.Lines() {
-		if l.Step.ToolStep == stream.Closed { // the fold paired it with its start
+		if l.Step.ToolStep == stream.StepClosed { // the fold paired it with its start
 			fmt.Println(l.Tool.Label, l.Tool.OK, l.Tool.Detail)
 		}
 		if l.End && l.Ended != nil {

@@ -79,8 +79,8 @@ func bigHistory(b *testing.B, size int) string {
 		}
 		require.NoError(b, os.WriteFile(filepath.Join(run, "events.jsonl"), rec.Bytes(), 0o644))
 		require.NoError(b, os.WriteFile(filepath.Join(run, "request.json"), []byte(`{"prompt":"make it faster","session_id":"s`+strconv.Itoa(i)+`"}`), 0o644))
-		require.NoError(b, stream.WriteSummaryFile(filepath.Join(run, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok", RunID: id,
-			SessionID: "s" + strconv.Itoa(i), StartedAt: at.Add(time.Duration(i) * time.Hour), WallMS: 1000}))
+		require.NoError(b, stream.SummaryDTO{V: 1, Status: "ok", RunID: id,
+			SessionID: "s" + strconv.Itoa(i), StartedAt: at.Add(time.Duration(i) * time.Hour), WallMS: 1000}.WriteFile(filepath.Join(run, "summary.json")))
 	}
 	require.NoError(b, os.WriteFile(filepath.Join(dir, "done-"+strconv.Itoa(runs)), nil, 0o644))
 	return dir

@@ -428,8 +428,8 @@ func TestReopenReadsWhatChanged(t *testing.T) {
 	require.NoError(t, os.WriteFile(finished, []byte("not json"), 0o644))
 	live := x.Run("20261104-080000-a7182930")
 	require.Equal(t, "running", live.Status)
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(live.Dir, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok",
-		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 5000}))
+	require.NoError(t, stream.SummaryDTO{V: 1, Status: "ok",
+		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 5000}.WriteFile(filepath.Join(live.Dir, "summary.json")))
 	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-b0b0b0b0", Session: "b0b0b0b0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), Provider: "openai", Model: "gpt-5.4", Prompt: "new"}}, nil))
 

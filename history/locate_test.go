@@ -57,4 +57,3 @@ func TestLocateIsResolve(t *testing.T) {
 	assert.Equal(t, want.Title, got.Run.Title)
 	assert.Equal(t, want.Status, got.Run.Status)
 }
-

@@ -20,8 +20,9 @@ const (
 	ByWorkspace = "workspace"
 )
 
-// Bys lists the groupings Usage knows, in the order of the help.
-var Bys = []string{ByDay, ByWeek, ByMonth, BySession, ByModel, ByWorkspace}
+// Groupings returns the groupings Usage knows, in the order of the help
+// (a new slice each call).
+func Groupings() []string { return []string{ByDay, ByWeek, ByMonth, BySession, ByModel, ByWorkspace} }
 
 // UsageRow is what the runs of one group spent: how many sessions and
 // runs (and, of a session's row, how many subagent and reviewer sessions
@@ -103,15 +104,15 @@ func (x *Index) Root(s *Session) *Session {
 	return s
 }
 
-// Usage adds up the runs that pass f, grouped by (one of Bys; times in
+// Usage adds up the runs that pass f, grouped by (one of Groupings; times in
 // loc), and all of them in the total: each run counted once, in one row
 // and in the total. With breakdown each row has a row per provider/model.
 // The rows are in the order of their groups' times (day, week, month),
 // of their last run (session), or of their tokens, the most first, then
 // their names (model, workspace).
 func (x *Index) Usage(f Filter, by string, loc *time.Location, breakdown bool) (rows []UsageRow, total UsageRow, err error) {
-	if !slices.Contains(Bys, by) {
-		return nil, UsageRow{}, fmt.Errorf("stream: usage by %q: want one of %s", by, strings.Join(Bys, ", "))
+	if !slices.Contains(Groupings(), by) {
+		return nil, UsageRow{}, fmt.Errorf("stream: usage by %q: want one of %s", by, strings.Join(Groupings(), ", "))
 	}
 	if loc == nil {
 		loc = time.Local

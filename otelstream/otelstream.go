@@ -204,10 +204,10 @@ func (x *Exporter) Add(l uahstream.Line) {
 			x.args[l.Step.CallIndex] = d.Arguments
 		}
 	}
-	if l.Step.TurnStep == stream.Closed {
+	if l.Step.TurnStep == stream.StepClosed {
 		x.chatSpan(l.Step.TurnIndex, l.Turn, "")
 	}
-	if l.Step.ToolStep == stream.Closed {
+	if l.Step.ToolStep == stream.StepClosed {
 		x.toolSpan(l.Tool, "")
 	}
 	if l.Step.CallStep != 0 {

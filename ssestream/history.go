@@ -407,7 +407,7 @@ func (h *History) usage(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, total, err := h.Index().Usage(f, by, loc, q.Get("breakdown") != "")
 	if err != nil {
-		http.Error(w, "by: want one of "+strings.Join(history.Bys, ", "), http.StatusBadRequest)
+		http.Error(w, "by: want one of "+strings.Join(history.Groupings(), ", "), http.StatusBadRequest)
 		return
 	}
 	b, err := json.Marshal(history.Report(by, loc, rows, total))

@@ -273,8 +273,8 @@ func TestHistoryFollowsARunStillGoing(t *testing.T) {
 		t.Fatalf("the events of a run going on ended: %s", b)
 	default:
 	}
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(live.Dir, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok",
-		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 400}))
+	require.NoError(t, stream.SummaryDTO{V: 1, Status: "ok",
+		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 400}.WriteFile(filepath.Join(live.Dir, "summary.json")))
 	select {
 	case b := <-got:
 		assert.Contains(t, b, "event: run_finished")

@@ -181,7 +181,7 @@ func (rec *Recording) Add(l uahstream.Line) {
 	if l.Started {
 		rec.noticeLines = nil
 	}
-	if l.Step.NoticeStep == stream.Opened {
+	if l.Step.NoticeStep == stream.StepOpened {
 		rec.noticeLines = append(rec.noticeLines, num)
 	}
 	if werr == nil {

@@ -50,8 +50,8 @@ func BenchmarkOpenHistory(b *testing.B) {
 		req := fmt.Sprintf(`{"prompt":"task %d: make the decoder faster","session_id":%q,"thinking_level":"high"}`, i, session)
 		require.NoError(b, os.WriteFile(filepath.Join(run, RequestFile), []byte(req), 0o644))
 		require.NoError(b, os.WriteFile(filepath.Join(run, EventsFile), []byte(`{"Sequence":1,"RecordedAt":"2026-11-01T00:00:00Z","Kind":"turn","Data":{"ID":"t"}}`+"\n"), 0o644))
-		require.NoError(b, stream.WriteSummaryFile(filepath.Join(run, SummaryFile), stream.SummaryDTO{V: 1, Status: "ok", RunID: id,
-			SessionID: session, Workspace: "/home/dev/demo", StartedAt: at.Add(time.Duration(i) * time.Minute), WallMS: 30000}))
+		require.NoError(b, stream.SummaryDTO{V: 1, Status: "ok", RunID: id,
+			SessionID: session, Workspace: "/home/dev/demo", StartedAt: at.Add(time.Duration(i) * time.Minute), WallMS: 30000}.WriteFile(filepath.Join(run, SummaryFile)))
 	}
 	for b.Loop() {
 		h := OpenHistory(dir)

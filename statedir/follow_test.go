@@ -33,7 +33,7 @@ func TestFollowARunAsItIsWritten(t *testing.T) {
 	defer release()
 	running := final
 	running.Status = "running"
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, SummaryFile), running))
+	require.NoError(t, running.WriteFile(filepath.Join(dir, SummaryFile)))
 	events := filepath.Join(dir, EventsFile)
 	half := len(records) / 2
 	require.NoError(t, os.WriteFile(events, records[:half], 0o644)) // a record cut in the middle
@@ -65,7 +65,7 @@ func TestFollowARunAsItIsWritten(t *testing.T) {
 	_, err = f.Write(records[half:])
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, SummaryFile), final))
+	require.NoError(t, final.WriteFile(filepath.Join(dir, SummaryFile)))
 	for e := range got {
 		seen = append(seen, e)
 	}
@@ -96,7 +96,7 @@ func TestFollowEndsWhenTheRunIsStopped(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	running := final
 	running.Status = "running"
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, SummaryFile), running))
+	require.NoError(t, running.WriteFile(filepath.Join(dir, SummaryFile)))
 	records, err := os.ReadFile(filepath.Join(src, EventsFile))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, EventsFile), records, 0o644))

@@ -69,7 +69,7 @@ func (b *Builder) Add(l uahstream.Line) []any {
 	ch := l.Step
 	switch d := l.DTO.(type) {
 	case stream.ModelRespondedDTO:
-		if ch.TurnStep == stream.Closed {
+		if ch.TurnStep == stream.StepClosed {
 			b.out = append(b.out, b.turnRow(l.Turn))
 		} else { // a response that closed no turn: its tokens still count
 			b.out = append(b.out, TurnRow{RunID: b.runID, Turn: int64(d.Turn), TurnID: d.TurnID, EndedAt: ts(d.At),

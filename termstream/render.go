@@ -201,7 +201,7 @@ func (r *Renderer) render(l uahstream.Line) {
 	if l.Started {
 		r.runStart, r.answer, r.finished = time.Time{}, nil, false
 	}
-	if l.Step.NoticeStep == stream.Repeated {
+	if l.Step.NoticeStep == stream.StepRepeated {
 		return // shown once; the summary counts the repeats
 	}
 	switch d := l.DTO.(type) {

@@ -225,7 +225,7 @@ func writeRun(dir string, o corpus.Options, session string, at time.Time) error 
 	id := filepath.Base(dir)
 	s := stream.SummaryDTO{V: 1, RunID: id, SessionID: session, Provider: "openai-codex", Model: "gpt-6-sol", Effort: "high",
 		Workspace: "/home/dev/demo", StartedAt: at, Status: "running"}
-	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), s); err != nil {
+	if err := s.WriteFile(filepath.Join(dir, statedir.SummaryFile)); err != nil {
 		return err
 	}
 	r, err := statedir.OpenRun(dir)
@@ -243,7 +243,7 @@ func writeRun(dir string, o corpus.Options, session string, at time.Time) error 
 	s.Status = string(stream.Classify("", 0, st))
 	s.WallMS = last.Sub(at).Milliseconds()
 	s.Answer = f.Answer()
-	return stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), s)
+	return s.WriteFile(filepath.Join(dir, statedir.SummaryFile))
 }
 
 // writeState writes a state directory of n runs: sessions of one to five

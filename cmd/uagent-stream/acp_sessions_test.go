@@ -176,8 +176,8 @@ func TestACPSessionListPages(t *testing.T) {
 		run := filepath.Join(state, "runs", at.Add(time.Duration(i)*time.Minute).Format("20060102-150405-")+"00000000")
 		require.NoError(t, os.MkdirAll(run, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(run, "request.json"), []byte(`{"prompt":"task `+strconv.Itoa(i)+`\u001b[2J","session_id":"`+session+`"}`), 0o644))
-		require.NoError(t, stream.WriteSummaryFile(filepath.Join(run, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok", SessionID: session, Workspace: "/w",
-			StartedAt: at.Add(time.Duration(i) * time.Minute), WallMS: 1000}))
+		require.NoError(t, stream.SummaryDTO{V: 1, Status: "ok", SessionID: session, Workspace: "/w",
+			StartedAt: at.Add(time.Duration(i) * time.Minute), WallMS: 1000}.WriteFile(filepath.Join(run, "summary.json")))
 	}
 	conn, _, _ := acpAgentProcess(t, fakeUagent, "-state")
 	var titles []string
@@ -256,8 +256,8 @@ func TestACPListedIDsLoad(t *testing.T) {
 	for i, id := range []string{"evil\n\x1b[2J\u202eid", "nul\x00id"} {
 		run := filepath.Join(state, "runs", "20261101-10000"+itoa(i)+"-00000000")
 		require.NoError(t, os.MkdirAll(run, 0o755))
-		require.NoError(t, stream.WriteSummaryFile(filepath.Join(run, "summary.json"), stream.SummaryDTO{V: 1, Status: "ok", SessionID: id,
-			StartedAt: time.Date(2026, 11, 1, 10, 0, i, 0, time.UTC), WallMS: 1000}))
+		require.NoError(t, stream.SummaryDTO{V: 1, Status: "ok", SessionID: id,
+			StartedAt: time.Date(2026, 11, 1, 10, 0, i, 0, time.UTC), WallMS: 1000}.WriteFile(filepath.Join(run, "summary.json")))
 		require.NoError(t, os.WriteFile(filepath.Join(run, "events.jsonl"), nil, 0o644))
 	}
 	args := filepath.Join(t.TempDir(), "args.txt")

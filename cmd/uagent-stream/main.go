@@ -57,34 +57,48 @@ func main() {
 }
 
 // command is one subcommand: its synopsis and what it does.
-type command struct {
-	name, synopsis, summary string
-	run                     func(env, []string) error
+type command struct{ name, synopsis, summary string }
+
+// commands lists the subcommands, in the order of the help: their names
+// and words (the functions that run them are in runners, so that a
+// command's flags can look its words up here).
+var commands = []command{
+	{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-", "render a run for people (live with -f)"},
+	{"validate", "[--json] [--strict] [--exit-code N] [--state-dir DIR]… FILE…", "report every violation of the stream rules"},
+	{"stats", "[--check] [--allow-errors] [--json] [--state-dir DIR]… FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)"},
+	{"timeline", "[-o OUT.svg] [--state-dir DIR]… FILE|-", "draw the run as an SVG"},
+	{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live"},
+	{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] [--state-dir DIR]… [--prices FILE] [FILE|- | -- COMMAND ARGS…]", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it; with no FILE and no COMMAND, the history: its sessions, runs and usage"},
+	{"html", "[-o FILE] [--state-dir DIR]… FILE|-|ID", "write a run or a session as one self-contained HTML file: the serve page, its events inside, readable offline"},
+	{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors"},
+	{"a2a", "[--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…", "serve COMMAND (such as uagent --stream) to other agents over A2A: each task a run, each context a uagent session"},
+	{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them"},
+	{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices"},
+	{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery"},
+	{"otel", "[--content] [--state-dir DIR]… FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)"},
+	{"convert", "[-o FILE] [--state-dir DIR]… RUN_DIR|ID", "write a run directory of uagent's state directory as the v1 stream uagent would have written"},
+	{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, of one event type, or of what ls (ls, ls-runs) and usage (usage) write"},
+	{"version", "", "print the version and the VCS revision"},
 }
 
-// commands lists the subcommands, in the order of the help. (It is set in
-// init: the commands look themselves up in it.)
-var commands []command
-
-func init() {
-	commands = []command{
-		{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-", "render a run for people (live with -f)", cmdCat},
-		{"validate", "[--json] [--strict] [--exit-code N] [--state-dir DIR]… FILE…", "report every violation of the stream rules", cmdValidate},
-		{"stats", "[--check] [--allow-errors] [--json] [--state-dir DIR]… FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)", cmdStats},
-		{"timeline", "[-o OUT.svg] [--state-dir DIR]… FILE|-", "draw the run as an SVG", cmdTimeline},
-		{"run", "[--json] [--no-color] [--grace D] [--save FILE] [--otel [--otel-content]] -- COMMAND ARGS…", "run a command that writes a stream, render it live", cmdRun},
-		{"serve", "[--addr HOST:PORT] [--public] [--token-file FILE] [--max-clients N] [--grace D] [--otel [--otel-content]] [--state-dir DIR]… [--prices FILE] [FILE|- | -- COMMAND ARGS…]", "serve a run to browsers, live, over Server-Sent Events, with a page that shows it; with no FILE and no COMMAND, the history: its sessions, runs and usage", cmdServe},
-		{"html", "[-o FILE] [--state-dir DIR]… FILE|-|ID", "write a run or a session as one self-contained HTML file: the serve page, its events inside, readable offline", cmdHTML},
-		{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors", cmdACP},
-		{"a2a", "[--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…", "serve COMMAND (such as uagent --stream) to other agents over A2A: each task a run, each context a uagent session", cmdA2A},
-		{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them", cmdLs},
-		{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices", cmdUsage},
-		{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery", cmdExport},
-		{"otel", "[--content] [--state-dir DIR]… FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)", cmdOtel},
-		{"convert", "[-o FILE] [--state-dir DIR]… RUN_DIR|ID", "write a run directory of uagent's state directory as the v1 stream uagent would have written", cmdConvert},
-		{"schema", "[--strict] [TYPE]", "print the JSON Schema of a line, of one event type, or of what ls (ls, ls-runs) and usage (usage) write", cmdSchema},
-		{"version", "", "print the version and the VCS revision", cmdVersion},
-	}
+// runners runs each subcommand, by name.
+var runners = map[string]func(env, []string) error{
+	"cat":      cmdCat,
+	"validate": cmdValidate,
+	"stats":    cmdStats,
+	"timeline": cmdTimeline,
+	"run":      cmdRun,
+	"serve":    cmdServe,
+	"html":     cmdHTML,
+	"acp":      cmdACP,
+	"a2a":      cmdA2A,
+	"ls":       cmdLs,
+	"usage":    cmdUsage,
+	"export":   cmdExport,
+	"otel":     cmdOtel,
+	"convert":  cmdConvert,
+	"schema":   cmdSchema,
+	"version":  cmdVersion,
 }
 
 func lookup(name string) (command, bool) {
@@ -155,7 +169,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "uagent-stream: unknown command %q\n%s", sanitize(name, false), usage())
 		return 2
 	}
-	err := c.run(e, args[1:])
+	err := runners[c.name](e, args[1:])
 	var ee exitError
 	switch {
 	case err == nil:

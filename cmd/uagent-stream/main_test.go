@@ -412,3 +412,14 @@ func TestPackageDocSynopsis(t *testing.T) {
 	}
 	assert.Equal(t, want, doc)
 }
+
+// Every command of the help runs, and nothing runs that the help does not
+// list.
+func TestEveryCommandRuns(t *testing.T) {
+	var names []string
+	for _, c := range commands {
+		names = append(names, c.name)
+		assert.NotNil(t, runners[c.name], c.name)
+	}
+	assert.Len(t, runners, len(names))
+}

@@ -116,7 +116,7 @@ func TestCatFollowARunDirectory(t *testing.T) {
 	defer release()
 	running := final
 	running.Status = "running"
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), running))
+	require.NoError(t, running.WriteFile(filepath.Join(dir, statedir.SummaryFile)))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, statedir.EventsFile), records[:len(records)/3], 0o644))
 	type result struct {
 		code           int
@@ -130,7 +130,7 @@ func TestCatFollowARunDirectory(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, statedir.EventsFile), records, 0o644))
 	time.Sleep(50 * time.Millisecond)
-	require.NoError(t, stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), final))
+	require.NoError(t, final.WriteFile(filepath.Join(dir, statedir.SummaryFile)))
 	var r result
 	select {
 	case r = <-done:

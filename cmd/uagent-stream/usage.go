@@ -14,7 +14,7 @@ func cmdUsage(e env, args []string) error {
 	fs := flags(e, "usage")
 	var h historyFlags
 	h.register(fs)
-	by := fs.String("by", history.ByDay, "group by `G`: "+strings.Join(history.Bys, ", "))
+	by := fs.String("by", history.ByDay, "group by `G`: "+strings.Join(history.Groupings(), ", "))
 	breakdown := fs.Bool("breakdown", false, "a row per provider/model under each group")
 	asJSON := fs.Bool("json", false, "print JSON: the rows and the total (a row's schema: uagent-stream schema usage)")
 	if err := fs.parse(args); err != nil {
@@ -23,8 +23,8 @@ func cmdUsage(e env, args []string) error {
 	if fs.NArg() > 0 {
 		return fs.usageError("takes no FILE: it adds up the history (--state-dir)")
 	}
-	if !slices.Contains(history.Bys, *by) {
-		return fs.usageError("--by wants one of " + strings.Join(history.Bys, ", "))
+	if !slices.Contains(history.Groupings(), *by) {
+		return fs.usageError("--by wants one of " + strings.Join(history.Groupings(), ", "))
 	}
 	loc, f, err := h.parsed(fs)
 	if err != nil {

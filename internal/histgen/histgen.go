@@ -166,7 +166,7 @@ func (r Run) write(dir string) error {
 	if sum.Stats.Tokens != r.Tokens {
 		return fmt.Errorf("histgen: %s: the records' tokens %+v are not the run's %+v", r.ID, sum.Stats.Tokens, r.Tokens)
 	}
-	b, err := sum.MarshalIndent() // as stream.WriteSummaryFile writes it, without its syncs: a fixture is not a crash test
+	b, err := sum.MarshalIndent() // as stream.SummaryDTO.WriteFile writes it, without its syncs: a fixture is not a crash test
 	if err != nil {
 		return fmt.Errorf("histgen: %w", err)
 	}

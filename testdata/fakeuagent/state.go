@@ -74,7 +74,7 @@ func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) err
 	}
 	sum := stream.SummaryDTO{V: 1, Status: "running", RunID: id, SessionID: session, Provider: "fake", Model: model, Effort: effort,
 		Workspace: mustCwd(), StartedAt: now}
-	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), sum); err != nil {
+	if err := sum.WriteFile(filepath.Join(dir, statedir.SummaryFile)); err != nil {
 		return err
 	}
 	answer := "answer to: " + prompt
@@ -120,7 +120,7 @@ func saveRun(stateDir, session, effort, model, prompt string, out io.Writer) err
 	st := f.Stats()
 	sum.Stats = stream.SummaryToDTO(stream.Result{Stats: st}).Stats
 	sum.Status, sum.WallMS, sum.Answer = string(stream.Classify("", 0, st)), at.Sub(now).Milliseconds(), f.Answer()
-	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), sum); err != nil {
+	if err := sum.WriteFile(filepath.Join(dir, statedir.SummaryFile)); err != nil {
 		return err
 	}
 	if r, err = statedir.OpenRun(dir); err != nil {
@@ -159,7 +159,7 @@ func hangRun(stateDir, session, prompt, sigintTo string, out io.Writer) error {
 	}
 	sum := stream.SummaryDTO{V: 1, Status: "running", RunID: id, SessionID: session, Provider: "fake", Model: "fake-model", Effort: "high",
 		Workspace: mustCwd(), StartedAt: now}
-	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), sum); err != nil {
+	if err := sum.WriteFile(filepath.Join(dir, statedir.SummaryFile)); err != nil {
 		return err
 	}
 	rec := fmt.Sprintf(`{"Sequence":1,"RecordedAt":%q,"Kind":"input","Data":{"ID":"in-1","Kind":"external","Payload":%q}}`+"\n",
@@ -185,7 +185,7 @@ func hangRun(stateDir, session, prompt, sigintTo string, out io.Writer) error {
 		EventSpan: 10 * time.Millisecond, ToolBusyTime: end.Sub(now.Add(20 * time.Millisecond))}
 	sum.Status, sum.RunnerExitCode, sum.WallMS = string(stream.StatusInterrupted), 130, end.Sub(now).Milliseconds()
 	sum.Stats = stream.SummaryToDTO(stream.Result{Stats: st}).Stats
-	if err := stream.WriteSummaryFile(filepath.Join(dir, statedir.SummaryFile), sum); err != nil {
+	if err := sum.WriteFile(filepath.Join(dir, statedir.SummaryFile)); err != nil {
 		return err
 	}
 	res := stream.SummaryFromDTO(sum)
