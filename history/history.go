@@ -5,12 +5,21 @@
 // month, session, model or workspace with an API-price estimate of what
 // the tokens would cost.
 //
-// An [Index] is read once (Open): each run's request.json and
-// summary.json, on all cores, never its events (a run without a summary
-// is the exception: its summary is recomputed from its events, as
-// `uagent stats` does). Its figures are the summaries' own, the runner's
-// numbers. [Index.Search] reads the runs' records, only of the runs whose
-// bytes can hold the text.
+// It is the layer above statedir, which reads files: the history makes of
+// them sessions (the runs that share a session_id, uah's sidecars, the
+// parents of subagents and reviewers), titles by one rule, and one index,
+// kept current by [Index.Reopen] (or [Live]) from what changed. Every
+// view and protocol (the command, the page, the editor's agent, the A2A
+// agent) takes its sessions from here.
+//
+// An [Index] is read once (Open): each run's request.json (its head: see
+// statedir.RequestHead) and summary.json, on all cores, never its events
+// (a run that has not finished is the exception: its figures so far are
+// recomputed from its events). Its figures are the summaries' own, the
+// runner's numbers; its statuses the run directories' one state
+// (statedir.Run.Status). [Locate] finds one run by name from the
+// directories' names, without the index. [Index.Search] reads the runs'
+// records, only of the runs whose bytes can hold the text.
 //
 // Every string of an Index comes from the history and is untrusted: a
 // view sanitizes what it shows (the command's sanitize, the page's
@@ -69,8 +78,10 @@ func (r *Run) final() bool { return r.state == statedir.StateFinished }
 // it.
 type Session struct {
 	ID string
-	// Title is the session's title by the history's one rule (see
-	// statedir.Session.Title).
+	// Title is the session's title by the history's one rule: its uah
+	// sidecar's first prompt (statedir.Sidecar.Title), else the title of
+	// its first run that has one (statedir.RequestHead.Title: the first
+	// prompt from the user, never a developer's message).
 	Title string
 	// Source is where uah began it: tui, run, subagent, or review (a
 	// subagent of uah's /review); "" for a session of uagent's own.

@@ -5,6 +5,13 @@
 // v1 summary; status running while the run goes on) and stderr.log; the
 // runs of one conversation share a session_id.
 //
+// The package reads files and nothing else: run directories ([OpenRun],
+// [FindRun]), what each one is ([Run.State]: finished, running or
+// stopped, decided here alone, with the one word every view shows, see
+// [Run.Status]), the homes of a person's history ([Homes], [OpenHistory]:
+// each run once, uah's sidecars) and their names ([Names]). Sessions,
+// titles, parents and the index are the history package's, above it.
+//
 // [Run.Events] gives a run as the v1 stream uagent writes with --stream:
 // run_started from the summary (or the request and the directory's name),
 // the events decoded from the records by uagent's own rules (see
