@@ -569,14 +569,16 @@ func (f *Fold) keepCall(call int, label string, at time.Time) *callText {
 
 // KeepText makes the fold keep what the lines say of every operation and
 // call (their labels, op types, paths, details, and when each call was
-// registered and first finished; with arguments, each call's first
-// tool_called arguments) and each turn's failure, so that [Fold.Tool],
-// [Fold.Call] and [Fold.Turn] give them
-// at any time, not only in the Change of the line that said them: for a
-// view that shows every operation once the run is over (a page, a
-// picture, table rows). It costs what they weigh. Call it before the
-// first Add.
-func (f *Fold) KeepText(arguments bool) { f.keepText, f.keepArgs = true, arguments }
+// registered and first finished) and each turn's failure, so that
+// [Fold.Tool], [Fold.Call] and [Fold.Turn] give them at any time, not
+// only in the Change of the line that said them: for a view that shows
+// every operation once the run is over (a page, a picture, table rows).
+// It costs what they weigh. Call it before the first Add.
+func (f *Fold) KeepText() { f.keepText = true }
+
+// KeepArguments makes the fold keep what KeepText keeps and each call's
+// first tool_called arguments. Call it before the first Add.
+func (f *Fold) KeepArguments() { f.keepText, f.keepArgs = true, true }
 
 // Running returns the operations still open, in the order they started,
 // each run to the end as Tools gives them: what a view says is still

@@ -277,15 +277,12 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 	rd := s.Reader(in, r.cfg.decoder...)
 	r.session = rd.Session()
 	close(r.ready)
-	for l := range rd.Lines() {
-		if l.Err != nil && !l.End {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				if !r.closed.Load() && !r.stop.Load() { // not the end we caused
-					r.readErr = l.Err
-				}
-				return
-			}
+	defer func() {
+		if err := rd.Err(); err != nil && !r.closed.Load() && !r.stop.Load() { // not the end we caused
+			r.readErr = err
 		}
+	}()
+	for l := range rd.Lines() {
 		if r.cfg.raw {
 			l.Raw = bytes.Clone(l.Raw)
 		} else {

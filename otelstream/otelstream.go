@@ -56,7 +56,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -365,18 +364,12 @@ func (x *Exporter) End(status stream.Status) {
 // of what was read have been ended.
 func Export(r io.Reader, tp trace.TracerProvider, opts ...Option) error {
 	x := New(tp, opts...)
-	var err error
-	for l := range uahstream.NewReader(r).Lines() {
-		if l.Err != nil && !l.End {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				err = l.Err
-				continue
-			}
-		}
+	rd := uahstream.NewReader(r)
+	for l := range rd.Lines() {
 		x.Add(l)
 	}
 	x.End("")
-	return err
+	return rd.Err()
 }
 
 // usage is the token usage as the conventions name it. Input includes the

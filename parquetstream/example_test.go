@@ -36,7 +36,7 @@ func Example() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("exported %d, held %d\n", x.Exported(), x.Held())
+		fmt.Printf("exported %d, already %d\n", x.Exported(), x.Already())
 	}
 	export()
 	export()
@@ -44,7 +44,7 @@ func Example() {
 	sessions, _ := filepath.Glob(filepath.Join(dir, "*", "sessions", "*.parquet"))
 	fmt.Println(len(runs), "runs part,", len(sessions), "sessions part")
 	// Output:
-	// exported 1, held 0
-	// exported 0, held 1
+	// exported 1, already 0
+	// exported 0, already 1
 	// 1 runs part, 1 sessions part
 }

@@ -211,13 +211,13 @@ func (x *Export) Close() error {
 	return nil
 }
 
-// Exported counts the runs this export read and wrote; Held the runs it
-// left out because the directory holds them already.
+// Exported counts the runs this export read and wrote; Already the runs
+// it left out because the directory holds them already.
 func (x *Export) Exported() int { return x.exported }
 
-// Held counts the runs this export left out because the directory holds
-// them already (finished, or unfinished and unchanged).
-func (x *Export) Held() int { return x.heldRuns }
+// Already counts the runs this export left out because the directory
+// holds them already (finished, or unfinished and unchanged).
+func (x *Export) Already() int { return x.heldRuns }
 
 // plan leaves out the inputs the directory holds unchanged since (their
 // sizes and times); the others are read, and each of their runs is known
@@ -397,7 +397,11 @@ func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n
 		rd = uahstream.NewReader(f, opts...)
 	}
 	sess := rd.Session()
-	sess.KeepText(content)
+	if content {
+		sess.KeepArguments()
+	} else {
+		sess.KeepText()
+	}
 	opts := []tablestream.Option{tablestream.WithFile(s.Path)}
 	if content {
 		opts = append(opts, tablestream.WithContent())
@@ -406,12 +410,6 @@ func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n
 	var t tablestream.Tables
 	n := 0
 	for l := range rd.Lines() {
-		if l.Err != nil && !l.End {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				r.err = fmt.Errorf("%s: %w", s.Path, l.Err)
-				break
-			}
-		}
 		for _, row := range b.Add(l) {
 			add(&t, row)
 		}
@@ -437,6 +435,9 @@ func (x *Export) read(s Source, content bool, each func(t *tablestream.Tables, n
 			break
 		}
 		t = tablestream.Tables{}
+	}
+	if err := rd.Err(); err != nil && r.err == nil {
+		r.err = fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if s.Run != nil {
 		for _, p := range s.Run.Problems() {

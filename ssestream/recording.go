@@ -85,7 +85,7 @@ func NewRecording(s *uahstream.Session) *Recording {
 	if s == nil {
 		s = new(uahstream.Session)
 	}
-	s.KeepText(false)
+	s.KeepText()
 	return &Recording{s: s, changed: make(chan struct{}), now: time.Now, spool: newSpool()}
 }
 
@@ -95,15 +95,11 @@ func NewRecording(s *uahstream.Session) *Recording {
 // r is returned after every line before it. Consume is the record's one
 // writer, and its session must have had no line.
 func (rec *Recording) Consume(r io.Reader, opts ...stream.DecoderOption) error {
-	for l := range rec.s.Reader(r, opts...).Lines() {
-		if l.Err != nil {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				return l.Err
-			}
-		}
+	rd := rec.s.Reader(r, opts...)
+	for l := range rd.Lines() {
 		rec.Add(l)
 	}
-	return nil
+	return rd.Err()
 }
 
 // Close removes the spool. Clients being served read nothing more; Close
@@ -251,11 +247,11 @@ func liveEvent(ch uahstream.Change) []byte {
 	}{Items: []item{}}
 	var items []*uahstream.Live
 	switch {
-	case ch.LiveStep == uahstream.Streamed:
+	case ch.LiveStep == uahstream.LiveStreamed:
 		items, ev.Step = []*uahstream.Live{ch.Live}, "streamed"
-	case ch.LiveStep == uahstream.Replaced:
+	case ch.LiveStep == uahstream.LiveReplaced:
 		items, ev.Step, ev.Same = []*uahstream.Live{ch.Live}, "replaced", ch.Same
-	case ch.LiveStep == uahstream.Void:
+	case ch.LiveStep == uahstream.LiveVoid:
 		items, ev.Step = ch.Voided, "void"
 	case ch.Ended != nil && len(ch.Ended.Unreplaced) > 0:
 		items, ev.Step = ch.Ended.Unreplaced, "unreplaced"

@@ -21,7 +21,6 @@ package tablestream
 
 import (
 	"cmp"
-	"errors"
 	"io"
 	"iter"
 	"slices"
@@ -359,19 +358,20 @@ func Rows(r io.Reader, opts ...Option) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		b := NewBuilder(opts...)
 		rd := uahstream.NewReader(r, b.stream...)
-		rd.Session().KeepText(b.content)
+		if b.content {
+			rd.Session().KeepArguments()
+		} else {
+			rd.Session().KeepText()
+		}
 		for l := range rd.Lines() {
-			if l.Err != nil && !l.End {
-				if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-					yield(nil, l.Err)
-					return
-				}
-			}
 			for _, row := range b.Add(l) {
 				if !yield(row, nil) {
 					return
 				}
 			}
+		}
+		if err := rd.Err(); err != nil {
+			yield(nil, err)
 		}
 	}
 }

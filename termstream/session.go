@@ -37,7 +37,7 @@ func (r *Renderer) sessionLine(l uahstream.Line) {
 		return
 	}
 	if l.Run >= 0 && !uahstream.Known(uahstream.TypeOf(l.DTO)) {
-		if l.LiveStep == uahstream.Replaced && r.o.Live && r.shown[l.Live.Index] {
+		if l.LiveStep == uahstream.LiveReplaced && r.o.Live && r.shown[l.Live.Index] {
 			delete(r.shown, l.Live.Index)
 			r.breakLine()
 			if l.Same { // shown as it streamed: not again
@@ -265,7 +265,7 @@ func (r *Renderer) sessionEnd(v stream.Verdict) {
 	}
 	for _, m := range s.Messages() {
 		switch m.State {
-		case uahstream.Failed, uahstream.Queued:
+		case uahstream.MessageFailed, uahstream.MessageQueued:
 			r.printf("   %smessage %s %s%s%s\n", p.yellow, oneLine(m.ID, 60), m.State, prefixed(": ", oneLine(m.Reason, 160)), p.reset)
 		}
 	}

@@ -18,7 +18,7 @@ func ExampleOf() {
 {"v":1,"type":"model_responded","at":"2026-09-23T12:00:04Z","turn":1}
 `)
 	var f stream.Fold
-	f.KeepText(false) // the labels and details of the bars
+	f.KeepText() // the labels and details of the bars
 	for dto, err := range stream.NewDecoder(in).All() {
 		f.Add(dto, err)
 	}

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func lay(t testing.TB, b []byte) *Timeline {
 	t.Helper()
 	rd := uahstream.NewReader(bytes.NewReader(b))
-	rd.Session().KeepText(false)
+	rd.Session().KeepText()
 	var tl Timeline
 	for l := range rd.Lines() {
 		tl.Add(l)

@@ -22,7 +22,7 @@ func ExampleReader() {
 `)
 	rd := uahstream.NewReader(in)
 	for l := range rd.Lines() {
-		if l.LiveStep == uahstream.Streamed {
+		if l.LiveStep == uahstream.LiveStreamed {
 			fmt.Printf("streamed %q\n", l.Delta)
 		}
 		if e := l.Ended; e != nil {

@@ -114,9 +114,17 @@ type Reader struct {
 	dec     *stream.Decoder
 	dtos    iter.Seq[any] // the lines, as DTOs, of a Reader of events
 	s       *Session
-	decided bool // the session has decided what the stream is
-	harness bool // it is a session stream
+	decided bool  // the session has decided what the stream is
+	harness bool  // it is a session stream
+	err     error // what ended Lines early (see Err)
 }
+
+// Err returns what ended Lines before the end of the stream: the
+// source's own error (an I/O error, a read cut short), never a line's
+// (those are each Line's Err, a *stream.LineError, and Lines goes on
+// after them); nil when the stream was read to its end. As with
+// bufio.Scanner, call it once Lines has ended.
+func (r *Reader) Err() error { return r.err }
 
 // NewReader returns a Reader of the stream r into a new Session (see
 // Session.Reader).
@@ -207,9 +215,8 @@ func (r *Reader) Lines() iter.Seq[Line] {
 			}
 			if err != nil {
 				if _, ok := errors.AsType[*stream.LineError](err); !ok {
-					if yield(Line{Change: r.s.End()}) {
-						yield(Line{Err: err})
-					}
+					r.err = err // the source's, not a line's: Err says it
+					yield(Line{Change: r.s.End()})
 					return
 				}
 			}

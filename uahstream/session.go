@@ -71,11 +71,11 @@ type MessageState uint8
 
 // The states of a message, each the last event that named it.
 const (
-	Queued    MessageState = iota + 1 // input_queued
-	Sent                              // input_sent: a run was started with it
-	Delivered                         // input_delivered: the run received it
-	Failed                            // input_failed: no run received it
-	Withdrawn                         // input_withdrawn: taken back before it was sent
+	MessageQueued    MessageState = iota + 1 // input_queued
+	MessageSent                              // input_sent: a run was started with it
+	MessageDelivered                         // input_delivered: the run received it
+	MessageFailed                            // input_failed: no run received it
+	MessageWithdrawn                         // input_withdrawn: taken back before it was sent
 )
 
 var stateNames = [...]string{"", "queued", "sent", "delivered", "failed", "withdrawn"}
@@ -128,15 +128,15 @@ type LiveStep uint8
 
 // The steps of the streamed text.
 const (
-	// Streamed: a delta came (Change.Delta), to the item Change.Live.
-	Streamed LiveStep = iota + 1
-	// Replaced: the response's assistant_message or reasoning took the
+	// LiveStreamed: a delta came (Change.Delta), to the item Change.Live.
+	LiveStreamed LiveStep = iota + 1
+	// LiveReplaced: the response's assistant_message or reasoning took the
 	// place of the oldest streamed item of its kind (Change.Live, what had
 	// streamed; Change.Same when the two texts are the same).
-	Replaced
-	// Void: a stream_reset voided what streamed since the last response
+	LiveReplaced
+	// LiveVoid: a stream_reset voided what streamed since the last response
 	// (Change.Voided: the assistant text, then the reasoning).
-	Void
+	LiveVoid
 )
 
 // Change is what one line changed in the session, with what the fold said
@@ -177,12 +177,12 @@ type Change struct {
 
 // Unstreamed is what a response's full text adds to the text the run
 // streamed before it, for a view that showed the stream as it came: when
-// the line replaced streamed text (LiveStep Replaced), "" if full is that
+// the line replaced streamed text (LiveStep LiveReplaced), "" if full is that
 // text, the rest of full if it continues it, else all of full with anew
 // true (the response says something else, which a view shows apart); for
 // a line that replaced nothing, all of full.
 func (c Change) Unstreamed(full string) (rest string, anew bool) {
-	if c.LiveStep != Replaced {
+	if c.LiveStep != LiveReplaced {
 		return full, false
 	}
 	switch streamed := c.Live.Text; {
@@ -308,8 +308,11 @@ func (s *Session) decide(dto any, err error) {
 // begin opens a run.
 func (s *Session) begin() {
 	f := new(stream.Fold)
-	if s.keepText {
-		f.KeepText(s.keepArgs)
+	switch {
+	case s.keepArgs:
+		f.KeepArguments()
+	case s.keepText:
+		f.KeepText()
 	}
 	if s.check != nil {
 		f.Check(s.check.dec, s.check.opts...)
@@ -345,36 +348,36 @@ func (s *Session) session(ch *Change, dto any) {
 			s.opened = &d
 		}
 	case InputQueuedDTO:
-		ch.Message = s.message(d.ID, Queued, ch.Run)
+		ch.Message = s.message(d.ID, MessageQueued, ch.Run)
 	case InputSentDTO:
 		for _, id := range d.IDs {
-			ch.Message = s.message(id, Sent, s.runs) // the run it starts comes next
+			ch.Message = s.message(id, MessageSent, s.runs) // the run it starts comes next
 		}
 	case InputDeliveredDTO:
-		ch.Message = s.message(d.ID, Delivered, -2)
+		ch.Message = s.message(d.ID, MessageDelivered, -2)
 	case InputFailedDTO:
 		for _, id := range d.IDs {
-			ch.Message = s.message(id, Failed, -2)
+			ch.Message = s.message(id, MessageFailed, -2)
 			s.messages[ch.Message].Reason = d.Reason
 		}
 	case InputWithdrawnDTO:
-		ch.Message = s.message(d.ID, Withdrawn, -2)
+		ch.Message = s.message(d.ID, MessageWithdrawn, -2)
 	case TextDeltaDTO:
-		ch.LiveStep, ch.Delta = Streamed, d.Text
+		ch.LiveStep, ch.Delta = LiveStreamed, d.Text
 		ch.Live = s.stream(&s.texts, d.ItemID, 0, false, d.Text)
 	case ReasoningDeltaDTO:
-		ch.LiveStep, ch.Delta = Streamed, d.Text
+		ch.LiveStep, ch.Delta = LiveStreamed, d.Text
 		ch.Live = s.stream(&s.reasonings, d.ItemID, d.Part, true, d.Text)
 	case stream.AssistantMessageDTO:
 		if l := pop(&s.texts); l != nil {
-			ch.Live, ch.LiveStep, ch.Same = l.done(), Replaced, l.Text == d.Text
+			ch.Live, ch.LiveStep, ch.Same = l.done(), LiveReplaced, l.Text == d.Text
 		}
 	case stream.ReasoningDTO:
 		if l := pop(&s.reasonings); l != nil {
-			ch.Live, ch.LiveStep, ch.Same = l.done(), Replaced, l.Text == d.Text
+			ch.Live, ch.LiveStep, ch.Same = l.done(), LiveReplaced, l.Text == d.Text
 		}
 	case StreamResetDTO:
-		ch.LiveStep, ch.Voided = Void, s.pending()
+		ch.LiveStep, ch.Voided = LiveVoid, s.pending()
 		s.texts, s.reasonings = nil, nil
 	case AutoReviewedDTO:
 		s.totals.AutoReview.Add(d)
@@ -576,10 +579,19 @@ func (s *Session) Lines() (lines, lineErrors int) {
 // KeepText makes every run's fold keep what its lines say of each
 // operation and call (stream.Fold.KeepText). Call it before the first
 // Add.
-func (s *Session) KeepText(arguments bool) {
+func (s *Session) KeepText() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.keepText, s.keepArgs = true, s.keepArgs || arguments
+	s.keepText = true
+}
+
+// KeepArguments makes every run's fold keep what KeepText keeps and each
+// call's first arguments (stream.Fold.KeepArguments). Call it before the
+// first Add.
+func (s *Session) KeepArguments() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keepText, s.keepArgs = true, true
 }
 
 // Totals is what a session's runs add up to.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -244,11 +246,11 @@ func TestLiveText(t *testing.T) {
 	var got []string
 	for l := range NewReader(bytes.NewReader(b)).Lines() {
 		switch l.LiveStep {
-		case Streamed:
+		case LiveStreamed:
 			got = append(got, "delta "+l.Delta)
-		case Replaced:
+		case LiveReplaced:
 			got = append(got, "replaced "+l.Live.Text+" same="+map[bool]string{true: "yes", false: "no"}[l.Same])
-		case Void:
+		case LiveVoid:
 			for _, v := range l.Voided {
 				got = append(got, "void "+v.Text)
 			}
@@ -292,7 +294,7 @@ func TestManyDeltasAreLinear(t *testing.T) {
 		last = s.Add(l.DTO, l.Err)
 	}
 	runtime.ReadMemStats(&after)
-	require.Equal(t, Replaced, last.LiveStep)
+	require.Equal(t, LiveReplaced, last.LiveStep)
 	assert.Len(t, last.Live.Text, 80000)
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "bytes allocated by 20,000 deltas")
 }
@@ -321,9 +323,9 @@ func TestARunThatCouldNotStart(t *testing.T) {
 	assert.Equal(t, 1, s.Runs())
 	m := s.Messages()
 	require.Len(t, m, 2)
-	assert.Equal(t, Failed, m[0].State)
+	assert.Equal(t, MessageFailed, m[0].State)
 	assert.Equal(t, "the runner could not start", m[0].Reason)
-	assert.Equal(t, Delivered, m[1].State)
+	assert.Equal(t, MessageDelivered, m[1].State)
 }
 
 // What a run streamed that no response replaced ends with the run: the
@@ -347,10 +349,10 @@ func TestStreamedTextEndsWithItsRun(t *testing.T) {
 				got = append(got, "unreplaced "+strconv.Itoa(u.Index)+" "+u.Text)
 			}
 		}
-		if l.LiveStep == Replaced {
+		if l.LiveStep == LiveReplaced {
 			got = append(got, "replaced "+strconv.Itoa(l.Live.Index)+" "+l.Live.Text)
 		}
-		if l.LiveStep == Streamed {
+		if l.LiveStep == LiveStreamed {
 			got = append(got, "streamed "+strconv.Itoa(l.Live.Index))
 		}
 	}
@@ -427,4 +429,33 @@ func TestUnstreamed(t *testing.T) {
 		assert.Equal(t, c.rest, rest, "%q then %q", c.deltas, c.full)
 		assert.Equal(t, c.anew, anew, "%q then %q", c.deltas, c.full)
 	}
+}
+
+// A source that fails: every line before the failure, then the session's
+// end, and the source's error from Err, never as a line's; a line that
+// cannot be decoded is a line's Err, and the reading goes on.
+func TestReaderErr(t *testing.T) {
+	broken := errors.New("the disk went away")
+	good := `{"v":1,"type":"run_started","at":"2026-11-01T10:00:00Z","run_id":"r","session_id":"s","provider":"p","model":"m","effort":"high","workspace":"/w"}` + "\n"
+	rd := NewReader(io.MultiReader(strings.NewReader(good+"not json\n"), iotest.ErrReader(broken)))
+	var n, lineErrs int
+	var end bool
+	for l := range rd.Lines() {
+		n++
+		if l.Err != nil {
+			_, ok := errors.AsType[*stream.LineError](l.Err)
+			require.True(t, ok, "a line's error is a *stream.LineError: %v", l.Err)
+			lineErrs++
+		}
+		end = end || l.End
+	}
+	assert.Equal(t, 3, n, "two lines, then the end")
+	assert.Equal(t, 1, lineErrs)
+	assert.True(t, end)
+	assert.ErrorIs(t, rd.Err(), broken)
+
+	rd = NewReader(strings.NewReader(good))
+	for range rd.Lines() {
+	}
+	assert.NoError(t, rd.Err(), "read to its end")
 }

@@ -71,11 +71,6 @@ func (rd *Reader) Validate(opts ...stream.ValidateOption) ([]Finding, error) {
 	v := &validator{s: rd.Session(), sent: map[string]bool{}}
 	n := 0
 	for l := range rd.Lines() {
-		if l.Err != nil {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				return v.findings, l.Err
-			}
-		}
 		if !l.End {
 			n++
 		}
@@ -84,7 +79,7 @@ func (rd *Reader) Validate(opts ...stream.ValidateOption) ([]Finding, error) {
 		}
 		v.line(l)
 	}
-	return v.findings, nil
+	return v.findings, rd.Err()
 }
 
 // validator is the session's own rules, and the runs' findings named.

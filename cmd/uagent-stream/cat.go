@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/uagentkit/stream/history"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/uagentkit/stream/history"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/statedir"
@@ -152,15 +153,8 @@ func renderFollowed(r *termstream.Renderer, rd *uahstream.Reader) (running bool,
 // readInto hands every line rd reads to add, the session's end included,
 // and returns the error of the reader, if any.
 func readInto(rd *uahstream.Reader, add func(uahstream.Line)) error {
-	var err error
 	for l := range rd.Lines() {
-		if l.Err != nil && !l.End {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				err = l.Err
-				continue
-			}
-		}
 		add(l)
 	}
-	return err
+	return rd.Err()
 }

@@ -91,7 +91,7 @@ func cmdExport(e env, args []string) error {
 		return fmt.Errorf("export: publishing to %s: %w", *out, err)
 	}
 	fmt.Fprintf(e.stderr, "uagent-stream: exported %d runs to %s", x.Exported(), sanitize(*out, false))
-	if held := x.Held(); held > 0 {
+	if held := x.Already(); held > 0 {
 		fmt.Fprintf(e.stderr, " (%d it held already)", held)
 	}
 	fmt.Fprintln(e.stderr)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"io"
 
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/ssestream"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -30,12 +28,10 @@ func cmdHTML(e env, args []string) error {
 	}
 	defer in.close()
 	for l := range in.rd.Lines() {
-		if l.Err != nil && !l.End {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				return l.Err
-			}
-		}
 		rec.Add(l)
+	}
+	if err := in.rd.Err(); err != nil {
+		return err
 	}
 	rec.End(nil)
 	serious := reportProblems(e, in)

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/uagentkit/stream/statedir"
 	"io"
+
+	"github.com/uagentkit/stream/statedir"
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/pool"
@@ -75,14 +76,9 @@ func (w *statsWriter) stats(e env) int {
 	}
 	defer in.close()
 	s := in.rd.Session()
-	var readErr error
 	var last *uahstream.Ended
 	for l := range in.rd.Lines() {
 		if l.Err != nil && !l.End {
-			if _, ok := errors.AsType[*stream.LineError](l.Err); !ok {
-				readErr = l.Err
-				continue
-			}
 			if l.Run < 0 { // between the runs of a session
 				w.lineErrors([]error{l.Err}, 1)
 			}
@@ -111,7 +107,7 @@ func (w *statsWriter) stats(e env) int {
 			w.code = 1
 		}
 	}
-	if readErr != nil {
+	if readErr := in.rd.Err(); readErr != nil {
 		w.fail("%s", sanitize(readErr.Error(), false))
 		return w.code
 	}

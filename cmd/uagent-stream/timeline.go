@@ -22,7 +22,7 @@ func cmdTimeline(e env, args []string) error {
 		return err
 	}
 	defer in.close()
-	in.rd.Session().KeepText(false) // the bars' labels and details
+	in.rd.Session().KeepText() // the bars' labels and details
 	var tl timeline.Timeline
 	if err := readInto(in.rd, func(l uahstream.Line) { tl.Add(l) }); err != nil {
 		return err

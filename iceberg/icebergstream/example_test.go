@@ -29,9 +29,9 @@ func Example() {
 			fmt.Println(err)
 			return
 		}
-		fmt.Printf("appended %d, held %d, rows %v\n", rep.Appended, rep.Held, rep.Rows)
+		fmt.Printf("appended %d, already %d, rows %v\n", rep.Appended, rep.Already, rep.Rows)
 	}
 	// Output:
-	// appended 1, held 0, rows map[notices:1 runs:1 tool_calls:3 turns:2]
-	// appended 0, held 1, rows map[]
+	// appended 1, already 0, rows map[notices:1 runs:1 tool_calls:3 turns:2]
+	// appended 0, already 1, rows map[]
 }

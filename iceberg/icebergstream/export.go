@@ -114,8 +114,8 @@ type Exporter struct {
 type Report struct {
 	// Appended are the runs this export added to the runs table.
 	Appended int
-	// Held are the runs the runs table had already.
-	Held int
+	// Already are the runs the runs table had already.
+	Already int
 	// Rows are the rows it appended, by table.
 	Rows map[string]int
 	// Commits are the commits it made, Retries those it had to build
@@ -171,7 +171,7 @@ func (x *Exporter) Export(ctx context.Context, srcs []parquetstream.Source, prob
 		srcs = slices.DeleteFunc(slices.Clone(srcs), func(s parquetstream.Source) bool {
 			if s.Run != nil && held[s.Run.ID] != nil && !seen[s.Run.ID] {
 				seen[s.Run.ID] = true
-				rep.Held++
+				rep.Already++
 				return true
 			}
 			return false
@@ -298,7 +298,7 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 		}
 		if len(todo) == 0 {
 			if k.name == "runs" {
-				rep.Held += len(batch)
+				rep.Already += len(batch)
 			}
 			return nil
 		}
@@ -341,7 +341,7 @@ func (x *Exporter) appendTo(ctx context.Context, k kind, batch []*tablestream.Ta
 			rep.Rows[k.name] += n
 			if k.name == "runs" {
 				rep.Appended += len(todo)
-				rep.Held += len(batch) - len(todo)
+				rep.Already += len(batch) - len(todo)
 			}
 			return nil
 		case !isConflict(err):

@@ -103,13 +103,13 @@ func TestReexportAddsNothing(t *testing.T) {
 	require.Equal(t, 30, first.Appended)
 
 	again, _ := export(t, x, srcs)
-	assert.Equal(t, Report{Held: 30, Rows: map[string]int{}}, again)
+	assert.Equal(t, Report{Already: 30, Rows: map[string]int{}}, again)
 
 	more, err := histgen.Many(filepath.Join(root, "b"), 35) // its run ids: the 30 and five more
 	require.NoError(t, err)
 	grown, _ := export(t, x, parquetstream.Sources(more, func(err error) { t.Fatal(err) }))
 	assert.Equal(t, 5, grown.Appended)
-	assert.Equal(t, 30, grown.Held)
+	assert.Equal(t, 30, grown.Already)
 	runs := tableRows(t, x.Catalog(), x.Table("runs"))
 	assert.Len(t, runs, 35)
 	for id, n := range perRun(t, tableRows(t, x.Catalog(), x.Table("turns"))) {

@@ -67,7 +67,7 @@ func TestPostgresCatalog(t *testing.T) {
 	}
 	again, _ := export(t, x, srcs)
 	assert.Equal(t, 0, again.Appended)
-	assert.Equal(t, rep.Appended, again.Held)
+	assert.Equal(t, rep.Appended, again.Already)
 
 	_, err := Open(context.Background(), Config{Catalog: cat})
 	assert.ErrorIs(t, err, ErrUsage, "Postgres needs --warehouse")

@@ -109,8 +109,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	msg := fmt.Sprintf("appended %d runs to %s.runs", rep.Appended, *ns)
-	if rep.Held > 0 {
-		msg += fmt.Sprintf(" (%d it held already)", rep.Held)
+	if rep.Already > 0 {
+		msg += fmt.Sprintf(" (%d it held already)", rep.Already)
 	}
 	say("%s", msg)
 	_ = stdout
