@@ -18,6 +18,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/internal/webguard"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -61,7 +62,11 @@ const (
 //     history.Index.Reopen, which reads only what is new or going on.
 //
 // Access is [Handler]'s (WithToken, WithMaxClients for every event stream
-// together; without a token, only a local Host). Every string of the
+// together; without a token, only a local Host), and a request a browser
+// sends for a page of another site or origin (Sec-Fetch-Site cross-site
+// or same-site, or an Origin not the server's) is refused (403) before
+// any work, but for a top-level navigation to / or /usage (the page's
+// static HTML) and its script and style. Every string of the
 // history reaches the page as text, never markup. It is safe for
 // concurrent use; Close stops what it follows.
 type History struct {
@@ -183,6 +188,13 @@ func (h *History) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := r.URL.Path
+	if webguard.CrossSite(r) && !(webguard.Navigation(r) && (p == "/" || p == "/usage")) && p != "/app.js" && p != "/app.css" {
+		// A page of another site may open the index, and nothing else: a
+		// search it could time, a run it could find by its answer's
+		// length, a stream it could hold open are refused before any work.
+		http.Error(w, "forbidden: a request from another site", http.StatusForbidden)
+		return
+	}
 	switch {
 	case p == "/":
 		h.page(w, r, "index", "/")
@@ -361,13 +373,18 @@ func (h *History) sessions(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	offset, _ := strconv.Atoi(q.Get("offset"))
+	// Any number the address holds, too big to parse included, is a page:
+	// an offset past the end an empty one, never a panic.
+	offset, err := strconv.Atoi(q.Get("offset"))
+	if err != nil && q.Has("offset") && strings.Trim(q.Get("offset"), "0123456789") == "" {
+		offset = 1 << 30 // digits too many to parse: past every history's end
+	}
 	limit, err := strconv.Atoi(q.Get("limit"))
 	if err != nil || limit <= 0 {
 		limit = HistoryPage
 	}
-	limit, offset = min(limit, 1000), max(offset, 0)
-	res, _ := h.Index().Find(r.Context(), f, q.Get("q")) // a run that cannot be read is one the page does not find
+	limit, offset = min(limit, 1000), min(max(offset, 0), 1<<30) // offset+limit fits an int of 32 bits
+	res, _ := h.Index().Find(r.Context(), f, q.Get("q"))         // a run that cannot be read is one the page does not find
 	listed, found := res.Sessions, res.Matches
 	var est history.Estimate
 	for _, s := range listed {

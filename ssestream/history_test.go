@@ -283,3 +283,55 @@ func TestHistoryFollowsARunStillGoing(t *testing.T) {
 		t.Fatal("the run ended and its events did not")
 	}
 }
+
+// A page of another site gets nothing of the history: every route that
+// reads it is refused before any work when the browser says the request
+// is cross-site or same-site, or its Origin is not the server's; a
+// top-level navigation to the index (its static HTML) still works, and so
+// does every request of the page itself and of a program that is no
+// browser.
+func TestHistoryRefusesOtherSites(t *testing.T) {
+	_, srv, _ := servedHistory(t)
+	run := "/runs/20261103-090000-e5f60718/"
+	own := srv.URL
+	for _, c := range []struct {
+		path string
+		hdr  map[string]string
+		code int
+	}{
+		{"/api/sessions?q=sk-", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}, http.StatusForbidden},
+		{"/api/sessions?q=sk-", map[string]string{"Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "cors"}, http.StatusForbidden},
+		{"/api/sessions?q=sk-", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{"/api/sessions?q=sk-", map[string]string{"Origin": "null"}, http.StatusForbidden},
+		{"/api/usage", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"/api/events", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{run + "events", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{run, map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, http.StatusForbidden},
+		{"/usage", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}, http.StatusForbidden},
+		{"/", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, http.StatusOK},
+		{"/usage", map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"}, http.StatusOK},
+		{"/api/sessions?q=sk-", map[string]string{"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}, http.StatusOK},
+		{"/api/sessions?q=sk-", map[string]string{"Origin": own}, http.StatusOK},
+		{"/api/sessions?q=sk-", map[string]string{"Sec-Fetch-Site": "none"}, http.StatusOK},
+		{"/api/sessions?q=sk-", nil, http.StatusOK}, // a program
+		{run + "summary", nil, http.StatusOK},
+	} {
+		res, body := fetch(t, srv.URL+c.path, c.hdr)
+		assert.Equal(t, c.code, res.StatusCode, "%s %v: %s", c.path, c.hdr, body)
+	}
+}
+
+// An offset or a limit of any size, or none that parses, is a page (an
+// empty one past the end), never a panic that drops the connection.
+func TestHistoryOffsetsOfAnySize(t *testing.T) {
+	_, srv, _ := servedHistory(t)
+	for _, q := range []string{"offset=9223372036854775807", "offset=99999999999999999999999", "offset=-5", "offset=abc",
+		"limit=9223372036854775807&offset=9223372036854775806", "limit=-1", "offset=2147483647&limit=1000"} {
+		res, body := fetch(t, srv.URL+"/api/sessions?"+q, nil)
+		require.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", q, body)
+		var got []json.RawMessage
+		require.NoError(t, json.Unmarshal([]byte(body), &got), q)
+	}
+	_, body := fetch(t, srv.URL+"/api/sessions?offset=9223372036854775807", nil)
+	assert.Equal(t, "[]", strings.TrimSpace(body), "past the end: an empty page")
+}

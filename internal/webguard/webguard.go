@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -101,4 +102,32 @@ func Changes(next http.Handler) http.Handler {
 func JSON(r *http.Request) bool {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && mt == "application/json"
+}
+
+// CrossSite reports a request a browser sent for a page of another site
+// or origin: Sec-Fetch-Site cross-site or same-site, or, from a browser
+// that does not send Sec-Fetch-Site, an Origin that is not the request's
+// own (or "null": a sandboxed frame, a file). A client that is no
+// browser sends neither, and is not one.
+func CrossSite(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return true
+	case "same-origin", "none":
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	u, err := url.Parse(origin)
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+}
+
+// Navigation reports a top-level navigation of a browser (a link
+// followed, an address typed): Sec-Fetch-Mode navigate to a document.
+// What it answers a page of another site cannot read.
+func Navigation(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate" &&
+		(r.Header.Get("Sec-Fetch-Dest") == "document" || r.Header.Get("Sec-Fetch-Dest") == "")
 }
