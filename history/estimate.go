@@ -2,6 +2,7 @@ package history
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,24 +26,24 @@ type Estimate struct {
 
 // Add counts a run in the estimate.
 func (e *Estimate) Add(r *Run) {
-	n := r.Tokens.Input + r.Tokens.Output
+	n := satAdd(r.Tokens.Input, r.Tokens.Output)
 	if r.Cost.Plan != "" {
 		e.Plans = insert(e.Plans, r.Provider+": "+r.Cost.Plan)
 	}
 	if !r.Cost.Priced {
-		e.UnpricedTokens += n
+		e.UnpricedTokens = satAdd(e.UnpricedTokens, n)
 		e.Unpriced = insert(e.Unpriced, r.ModelName())
 		return
 	}
 	e.USD += r.Cost.USD
-	e.PricedTokens += n
+	e.PricedTokens = satAdd(e.PricedTokens, n)
 }
 
 // Merge adds another estimate to this one.
 func (e *Estimate) Merge(o Estimate) {
 	e.USD += o.USD
-	e.PricedTokens += o.PricedTokens
-	e.UnpricedTokens += o.UnpricedTokens
+	e.PricedTokens = satAdd(e.PricedTokens, o.PricedTokens)
+	e.UnpricedTokens = satAdd(e.UnpricedTokens, o.UnpricedTokens)
 	for _, u := range o.Unpriced {
 		e.Unpriced = insert(e.Unpriced, u)
 	}
@@ -55,11 +56,37 @@ func (e *Estimate) Merge(o Estimate) {
 // priced (and it has some). A partial cost (some tokens unpriced) is the
 // priced part: UnpricedTokens says what it leaves out.
 func (e Estimate) USDOrNil() *float64 {
-	if e.PricedTokens == 0 && e.UnpricedTokens > 0 {
+	if e.PricedTokens == 0 && e.UnpricedTokens > 0 || !e.Finite() {
 		return nil
 	}
 	v := e.USD
 	return &v
+}
+
+// Finite reports a cost that is a number: one that is not (a rate of a
+// price table so large that the sum has no float64) is no figure, in a
+// table as in JSON (USDOrNil is nil), and its Note says why.
+func (e Estimate) Finite() bool { return !math.IsInf(e.USD, 0) && !math.IsNaN(e.USD) }
+
+// satAdd is a+b, held at the bounds of an int64 instead of wrapping: a
+// history's sums never turn negative, whatever its summaries say.
+func satAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
+}
+
+// satSub is a-b, held at the bounds of an int64.
+func satSub(a, b int64) int64 {
+	if b == math.MinInt64 {
+		return satAdd(satAdd(a, math.MaxInt64), 1)
+	}
+	return satAdd(a, -b)
 }
 
 // insert adds s to a sorted set.
@@ -82,6 +109,9 @@ func (e Estimate) Note() string {
 	}
 	if e.UnpricedTokens > 0 {
 		s += "; " + Thousands(e.UnpricedTokens) + " tokens are unpriced"
+	}
+	if !e.Finite() {
+		s += "; the cost is not a finite number (a rate of the price table too large): shown as ?"
 	}
 	return s
 }

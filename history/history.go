@@ -282,7 +282,7 @@ func (x *Index) sessionsOf(sidecars map[string]*statedir.Sidecar) {
 		s.Runs = append(s.Runs, r)
 		addTokens(&s.Tokens, r.Tokens)
 		s.ToolCalls += r.ToolCalls
-		s.WallMS += r.WallMS
+		s.WallMS = satAdd(s.WallMS, r.WallMS)
 		s.Cost.Add(r)
 	}
 	for _, s := range x.sessions {
@@ -440,11 +440,11 @@ func home(dir string) string { return filepath.Dir(filepath.Dir(dir)) }
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func addTokens(t *stream.TokensDTO, u stream.TokensDTO) {
-	t.Input += u.Input
-	t.CachedInput += u.CachedInput
-	t.CacheWriteInput += u.CacheWriteInput
-	t.Output += u.Output
-	t.Reasoning += u.Reasoning
+	t.Input = satAdd(t.Input, u.Input)
+	t.CachedInput = satAdd(t.CachedInput, u.CachedInput)
+	t.CacheWriteInput = satAdd(t.CacheWriteInput, u.CacheWriteInput)
+	t.Output = satAdd(t.Output, u.Output)
+	t.Reasoning = satAdd(t.Reasoning, u.Reasoning)
 }
 
 // Problems returns what could not be read of the history, each a

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -460,4 +462,36 @@ func TestReopenRecomputesOnlyChangedRecords(t *testing.T) {
 	require.NoError(t, os.WriteFile(events, []byte(`{"Sequence":1,"RecordedAt":"2026-11-04T07:00:01Z","Kind":"turn","Data":{"ID":"t1"}}`+"\n"), 0o644))
 	z := y.Reopen()
 	assert.Equal(t, int64(0), z.Run(id).Tokens.Input, "recomputed from the records as they are now")
+}
+
+// Sums never wrap: two runs of 5e18 input tokens add up to the most an
+// int64 holds, not a negative number, in a session, in usage and in its
+// JSON; a cost that is not a finite number (a rate so large) is no figure
+// (nil, null in JSON) and the estimate's note says so.
+func TestSumsSaturate(t *testing.T) {
+	home := t.TempDir()
+	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	var runs []histgen.Run
+	for i := range 2 {
+		runs = append(runs, histgen.Run{Homes: []string{home}, ID: fmt.Sprintf("20261101-09000%d-aaaaaaaa", i), Session: "aaaaaaaa-1",
+			Start: at.Add(time.Duration(i) * time.Second), Wall: time.Second, Provider: "big", Model: "huge", Prompt: "p", Answer: "a",
+			Tokens: stream.TokensDTO{Input: 5e18, Output: 5e18}})
+	}
+	require.NoError(t, histgen.Write(runs, nil))
+	prices, err := history.ParsePrices(strings.NewReader(`[{"provider":"big","model":"huge","input":1e308,"output":1e308,"source":"a test","checked":"2026-12-06"}]`))
+	require.NoError(t, err)
+	x := history.Open(prices, home)
+	s := x.Session("aaaaaaaa-1")
+	require.NotNil(t, s)
+	assert.Equal(t, int64(math.MaxInt64), s.Tokens.Input)
+	assert.Equal(t, int64(math.MaxInt64), s.Tokens.Output)
+	j := s.JSON()
+	assert.Nil(t, j.CostUSD, "not a finite number: no figure")
+	assert.Contains(t, s.Cost.Note(), "not a finite number")
+	rows, total, err := x.Usage(history.Filter{}, history.ByDay, time.UTC, false)
+	require.NoError(t, err)
+	require.Len(t, rows, 1)
+	assert.Equal(t, int64(math.MaxInt64), total.Total())
+	assert.GreaterOrEqual(t, total.UncachedInput(), int64(0))
+	assert.Nil(t, total.JSON().CostUSD)
 }

@@ -3,6 +3,7 @@ package history
 import (
 	"embed"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/uagentkit/stream"
@@ -94,7 +95,10 @@ func usd(v *float64) *float64 {
 	if v == nil {
 		return nil
 	}
-	r := float64(int64(*v*1e6+0.5)) / 1e6
+	if math.IsInf(*v, 0) || math.IsNaN(*v) {
+		return nil // not a number JSON has: as the table, no figure
+	}
+	r := math.Round(*v*1e6) / 1e6
 	return &r
 }
 

@@ -55,14 +55,22 @@ func DefaultPrices() Prices {
 	return p
 }
 
+// MaxPricesFile is the largest price table ParsePrices reads (LiteLLM's,
+// every model the community prices, is about 1 MB).
+const MaxPricesFile = 16 << 20
+
 // ParsePrices reads a price table: a JSON array of Price objects. Every
 // row needs its provider and model, and a rate that is a number (not
 // negative) or null; checked, when given, is a date (YYYY-MM-DD). A
-// malformed table is a *PricesError naming the line and the field.
+// malformed table is a *PricesError naming the line and the field; one
+// over MaxPricesFile bytes is an error, read no further.
 func ParsePrices(r io.Reader) (Prices, error) {
-	b, err := io.ReadAll(r)
+	b, err := io.ReadAll(io.LimitReader(r, MaxPricesFile+1))
 	if err != nil {
 		return Prices{}, fmt.Errorf("stream: prices: %w", err)
+	}
+	if len(b) > MaxPricesFile {
+		return Prices{}, fmt.Errorf("stream: prices: larger than a price table can be (%d bytes at most)", MaxPricesFile)
 	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(b, &rows); err != nil {

@@ -52,11 +52,11 @@ type UsageRow struct {
 // UncachedInput is the input that was neither read from nor written to
 // the cache.
 func (u UsageRow) UncachedInput() int64 {
-	return u.Tokens.Input - u.Tokens.CachedInput - u.Tokens.CacheWriteInput
+	return satSub(satSub(u.Tokens.Input, u.Tokens.CachedInput), u.Tokens.CacheWriteInput)
 }
 
 // Total is the row's tokens: input and output (reasoning is in output).
-func (u UsageRow) Total() int64 { return u.Tokens.Input + u.Tokens.Output }
+func (u UsageRow) Total() int64 { return satAdd(u.Tokens.Input, u.Tokens.Output) }
 
 func (u *UsageRow) add(r *Run, session, root string) {
 	if u.sessions == nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/regular"
 	"github.com/uagentkit/stream/statedir"
 )
 
@@ -99,11 +100,11 @@ func (h *historyFlags) open(e env) (*history.Index, error) {
 	}
 	prices := history.DefaultPrices()
 	if h.prices != "" {
-		f, err := os.Open(h.prices)
+		f, err := regular.Open(h.prices) // a FIFO or /dev/zero is no table
 		if err != nil {
 			return nil, err
 		}
-		more, err := history.ParsePrices(f)
+		more, err := history.ParsePrices(f) // read to history.MaxPricesFile at most
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", h.prices, err)

@@ -374,3 +374,25 @@ func TestOpenByID(t *testing.T) {
 	assert.Contains(t, stdout, "file")
 	assert.NotContains(t, stdout, "Keep going")
 }
+
+// --prices is bounded as every file of a history is: a table over
+// history.MaxPricesFile is refused after reading that much, /dev/zero and
+// a FIFO are no tables (each exit 1, at once, naming the file).
+func TestPricesFileIsBounded(t *testing.T) {
+	historyHome(t)
+	big := filepath.Join(t.TempDir(), "big.json")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(history.MaxPricesFile+1<<20)) // a sparse file of NULs
+	require.NoError(t, f.Close())
+	for _, file := range []string{big, "/dev/zero"} {
+		if _, err := os.Stat(file); err != nil {
+			continue
+		}
+		code, _, stderr := runCmd(t, "", "ls", "--prices", file)
+		assert.Equal(t, 1, code, file)
+		assert.NotEmpty(t, stderr, file)
+	}
+	_, _, stderr := runCmd(t, "", "ls", "--prices", big)
+	assert.Contains(t, stderr, "larger than a price table can be")
+}
