@@ -308,6 +308,9 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 	found := skip <= 0
 	for {
 		size, end, changed := h.rec.state()
+		if h.rec.isClosed() { // its page was closed (evicted, the server stopping): asked again from the last id
+			return
+		}
 		if !found {
 			var err error
 			if off, found, err = h.rec.seek(skip, off, size); err != nil {

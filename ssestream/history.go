@@ -163,15 +163,16 @@ var signSeed = maphash.MakeSeed()
 // Close stops following the history and its runs, and closes the pages'
 // recordings.
 func (h *History) Close() error {
-	h.cancel()
-	h.wg.Wait()
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.closed = true
-	for k, p := range h.pages {
+	h.closed = true // no page is made, nor evicted, after this
+	pages := h.pages
+	h.pages, h.used = map[string]*recordedPage{}, nil
+	h.mu.Unlock()
+	h.cancel()
+	for _, p := range pages {
 		p.close()
-		delete(h.pages, k)
 	}
+	h.wg.Wait() // the follower, and the pages being closed apart
 	return nil
 }
 
@@ -280,7 +281,9 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 // recording is the page's recording of a run or a session: made when it
 // is first asked for, reading the run (followed while it goes on) or the
 // session's runs (the last followed) into it; kept among the
-// HistoryPages used last.
+// HistoryPages used last. The page used longest ago is closed apart,
+// its reader stopped at once and its clients' streams ended (their
+// browsers ask again, from their last id).
 func (h *History) recording(key string, found history.Found) (*recordedPage, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -320,17 +323,25 @@ func (h *History) recording(key string, found history.Found) (*recordedPage, err
 	go func() {
 		defer close(p.done)
 		for l := range rd.Lines() {
+			if ctx.Err() != nil { // evicted, or the server stopping: a finished run's reader stops here too
+				return
+			}
 			rec.Add(l)
 		}
-		rec.End(nil)
+		if ctx.Err() == nil { // a run followed until the page was closed has not ended
+			rec.End(nil)
+		}
 	}()
 	h.pages[key] = p
 	h.used = append(h.used, key)
 	for len(h.used) > HistoryPages {
-		old := h.used[0]
+		old := h.pages[h.used[0]]
+		delete(h.pages, h.used[0])
 		h.used = h.used[1:]
-		h.pages[old].close()
-		delete(h.pages, old)
+		// Closed apart: waiting for its reader to stop holds no lock that
+		// another request waits on (Close waits for it).
+		old.stop()
+		h.wg.Go(old.close)
 	}
 	return p, nil
 }

@@ -335,3 +335,43 @@ func TestHistoryOffsetsOfAnySize(t *testing.T) {
 	_, body := fetch(t, srv.URL+"/api/sessions?offset=9223372036854775807", nil)
 	assert.Equal(t, "[]", strings.TrimSpace(body), "past the end: an empty page")
 }
+
+// A page evicted while a browser follows it (HistoryPages others opened
+// after it) ends that browser's event stream at once, with no end event:
+// the run did not end, and an EventSource asks again from its last id,
+// which makes the page anew.
+func TestHistoryEvictedPageEndsItsStreams(t *testing.T) {
+	dirs, err := histgen.Many(t.TempDir(), 20)
+	require.NoError(t, err)
+	live := histgen.Run{Homes: []string{dirs[0]}, ID: "20261106-000000-e0e0e0e0", Session: "e0e0e0e0-0000-4000-8000-000000000000",
+		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "still going"}
+	release, err := histgen.Hold(dirs[0], live.Session) // uagent's, while it runs
+	require.NoError(t, err)
+	defer release()
+	require.NoError(t, histgen.Write([]histgen.Run{live}, nil))
+	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
+	srv := httptest.NewServer(h)
+	defer func() { h.Close(); srv.Close() }()
+
+	res, err := http.Get(srv.URL + "/runs/" + live.ID + "/events")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(res.Body) // until the server ends the stream
+		got <- string(b)
+	}()
+	for _, r := range h.Index().Runs()[:HistoryPages] { // HistoryPages others: the live one is used longest ago
+		if r.ID != live.ID {
+			res, _ := fetch(t, srv.URL+"/runs/"+r.ID+"/summary", nil)
+			require.Equal(t, http.StatusOK, res.StatusCode)
+		}
+	}
+	select {
+	case body := <-got:
+		assert.Contains(t, body, "event: run_started", "what it had sent")
+		assert.NotContains(t, body, "event: end", "the run did not end")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the evicted page's stream went on")
+	}
+}

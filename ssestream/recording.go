@@ -45,6 +45,7 @@ type Recording struct {
 	events  int           // events in the spool
 	marks   []mark        // where every 64th event begins
 	changed chan struct{} // closed, and replaced, on every change
+	closed  bool          // Close was called: its clients' streams end
 	version int           // counts the changes
 	ended   bool
 	end     []byte // the end event's JSON
@@ -102,12 +103,24 @@ func (rec *Recording) Consume(r io.Reader, opts ...stream.DecoderOption) error {
 	return rd.Err()
 }
 
-// Close removes the spool. Clients being served read nothing more; Close
-// may be called more than once.
+// Close removes the spool. Clients being served read nothing more: their
+// event streams end at once, without an end event (an EventSource then
+// asks again from its last id); Close may be called more than once.
 func (rec *Recording) Close() error {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
+	if !rec.closed {
+		rec.closed = true
+		rec.notify()
+	}
 	return rec.spool.close()
+}
+
+// isClosed reports whether Close was called.
+func (rec *Recording) isClosed() bool {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return rec.closed
 }
 
 func (rec *Recording) notify() {
