@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
@@ -246,12 +245,13 @@ func (t *table) note(s string) {
 	t.notes[len(t.rows)-1] = append(t.notes[len(t.rows)-1], s)
 }
 
-// write writes the table; with width > 0, each line cut to width runes.
+// write writes the table, its columns aligned by display columns (see
+// textWidth); with width > 0, each line cut to width columns.
 func (t *table) write(w io.Writer, width int) {
 	widths := make([]int, len(t.header))
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		for i, c := range r[:len(r)-1] {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			widths[i] = max(widths[i], textWidth(c))
 		}
 	}
 	line := func(cells []string) string {
@@ -259,7 +259,7 @@ func (t *table) write(w io.Writer, width int) {
 		for i, c := range cells {
 			b.WriteString(c)
 			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+				b.WriteString(strings.Repeat(" ", widths[i]-textWidth(c)+2))
 			}
 		}
 		return cut(strings.TrimRight(b.String(), " "), width)
@@ -273,7 +273,7 @@ func (t *table) write(w io.Writer, width int) {
 	}
 }
 
-// wrap breaks s into lines of at most width runes at spaces (a word
+// wrap breaks s into lines of at most width columns at spaces (a word
 // longer than width on a line of its own); all of it without a width.
 func wrap(s string, width int) string {
 	if width <= 0 {
@@ -282,7 +282,7 @@ func wrap(s string, width int) string {
 	var b strings.Builder
 	n := 0
 	for i, w := range strings.Fields(s) {
-		k := utf8.RuneCountInString(w)
+		k := textWidth(w)
 		if i > 0 && n+1+k > width {
 			b.WriteByte('\n')
 			n = 0
@@ -296,11 +296,8 @@ func wrap(s string, width int) string {
 	return b.String()
 }
 
-// cut is s (already sanitized) cut to width runes, width−1 and "…" as
-// safetext.OneLine cuts; all of it without a width.
+// cut is s (already sanitized) on one line, cut to width display
+// columns (cutColumns); all of it without a width.
 func cut(s string, width int) string {
-	if width <= 0 {
-		return s
-	}
-	return safetext.OneLine(s, width)
+	return cutColumns(safetext.OneLine(s, len(s)+1), width)
 }

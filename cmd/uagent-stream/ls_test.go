@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -395,4 +396,38 @@ func TestPricesFileIsBounded(t *testing.T) {
 	}
 	_, _, stderr := runCmd(t, "", "ls", "--prices", big)
 	assert.Contains(t, stderr, "larger than a price table can be")
+}
+
+// Tables are laid out by display columns: a Chinese title or workspace
+// (each character two columns) neither pushes a line past the terminal's
+// width nor misaligns the columns after it, at 80 to 260 columns (the
+// fixture's hostile model name is wide: the title shows from about 200).
+func TestLsCJKFitsTheTerminal(t *testing.T) {
+	f := historyHome(t)
+	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-c1c1c1c1",
+		Session: "c1c1c1c1-0000-4000-8000-000000000000", Start: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), Wall: time.Second,
+		Provider: "openai", Model: "gpt-5.4", Workspace: "/home/开发者/项目",
+		Prompt: "修复解析器中不稳定的测试并解释原因，然后把修复提交到主分支上去，再写一份说明文档", Answer: "好"}}, nil))
+	for _, w := range []int{80, 100, 120, 200, 260} {
+		t.Setenv("COLUMNS", strconv.Itoa(w))
+		for _, args := range [][]string{{"ls", "--timezone", "UTC"}, {"ls", "--runs", "--timezone", "UTC"}} {
+			code, stdout, stderr := runCmd(t, "", args...)
+			require.Equal(t, 0, code, stderr)
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			for _, l := range lines {
+				assert.LessOrEqual(t, textWidth(l), w, "%v at %d: %s", args, w, l)
+			}
+			// The title starts at one display column in the header and in
+			// the row whose workspace (before it) is Chinese.
+			var row string
+			for _, l := range lines {
+				if strings.Contains(l, "修") {
+					row = l
+				}
+			}
+			if h, r := strings.Index(lines[0], "TITLE"), strings.Index(row, "修"); h >= 0 && r >= 0 {
+				assert.Equal(t, textWidth(lines[0][:h]), textWidth(row[:r]), "%v at %d:\n%s\n%s", args, w, lines[0], row)
+			}
+		}
+	}
 }
