@@ -307,6 +307,7 @@ func TestUsage(t *testing.T) {
 		c("20261101-235000-a1f1a2b3", "20261102-000500-b2c3d4e5", "20261102-001000-c3d4e5f6", "20261102-002000-a1f1a2b3"), 0}, flaky)
 	assert.Equal(t, 9, total.Runs)
 	assert.Len(t, rows, 5)
+	assert.Equal(t, [2]int{5, 2}, [2]int{total.Sessions, total.Subagents}, "the total of the rows: five root sessions, two subagents")
 
 	byModel, _, err := x.Usage(history.Filter{}, history.ByModel, time.UTC, false)
 	require.NoError(t, err)

@@ -157,6 +157,12 @@ func (x *Index) Usage(f Filter, by string, loc *time.Location, breakdown bool) (
 		rows = append(rows, *g)
 	}
 	total.done("")
+	if by == BySession { // the total of the rows: its root sessions, and their subagents
+		total.Sessions, total.Subagents = len(rows), 0
+		for _, g := range rows {
+			total.Subagents += g.Subagents
+		}
+	}
 	switch by {
 	case ByDay, ByWeek, ByMonth:
 		slices.SortStableFunc(rows, func(a, b UsageRow) int { return strings.Compare(a.Period, b.Period) })

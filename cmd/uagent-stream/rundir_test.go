@@ -253,3 +253,30 @@ func TestExportTheHistoryOfBothHomes(t *testing.T) {
 	assert.Equal(t, 0, code, stderr)
 	assert.Len(t, readTable[tablestream.RunRow](t, out, "runs"), 5)
 }
+
+// -o never overwrites a file of the history (a run's events.jsonl, its
+// summary), and -o - is standard output, not a file named "-".
+func TestOutputIsNeverTheHistory(t *testing.T) {
+	state := t.TempDir()
+	run := filepath.Join(state, "runs", "20261101-100000-5f3c2a1e")
+	copyDir(t, runDir("20261101-100000-5f3c2a1e"), run)
+	events := filepath.Join(run, statedir.EventsFile)
+	before, err := os.ReadFile(events)
+	require.NoError(t, err)
+	for _, args := range [][]string{{"html", "-o", events, run}, {"convert", "-o", events, run}, {"html", "-o", filepath.Join(run, statedir.SummaryFile), run}} {
+		code, _, stderr := runCmd(t, "", args...)
+		assert.Equal(t, 1, code, "%v", args)
+		assert.Contains(t, stderr, "a file of the history", "%v", args)
+	}
+	after, err := os.ReadFile(events)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "the run's records untouched")
+
+	dir := t.TempDir()
+	t.Chdir(dir)
+	code, stdout, stderr := runCmd(t, "", "html", "-o", "-", run)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "<!doctype html>")
+	_, err = os.Stat(filepath.Join(dir, "-"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no file named -")
+}

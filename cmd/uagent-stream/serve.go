@@ -207,7 +207,12 @@ func serveAccess(fl *flagSet, command, addr string, public bool, file, beyond st
 		}
 		return "", fmt.Errorf("%s: --token-file %s: the first line is empty", command, file)
 	case os.Getenv(tokenEnv) != "":
-		return os.Getenv(tokenEnv), nil
+		// As a token file's line: trimmed, and nothing but white space is
+		// no token.
+		if t := strings.TrimSpace(os.Getenv(tokenEnv)); t != "" {
+			return t, nil
+		}
+		return "", fmt.Errorf("%s: $%s holds only white space", command, tokenEnv)
 	case loopback:
 		return "", nil
 	}

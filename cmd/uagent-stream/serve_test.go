@@ -194,6 +194,11 @@ func TestServeCommand(t *testing.T) {
 		code, _, stderr := runCmd(t, "", "serve", "--token-file", filepath.Join(t.TempDir(), "missing"), runFile)
 		assert.Equal(t, 1, code)
 		assert.Contains(t, stderr, "--token-file")
+		// White space is no token, in a file as in the environment.
+		t.Setenv("UAGENT_STREAM_TOKEN", " \t ")
+		code, _, stderr = runCmd(t, "", "serve", runFile)
+		assert.Equal(t, 1, code, stderr)
+		assert.Contains(t, stderr, "only white space")
 	})
 	t.Run("beyond loopback only when asked", func(t *testing.T) {
 		code, _, stderr := runCmd(t, "", "serve", "--addr", "0.0.0.0:0", runFile)
