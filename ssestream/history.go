@@ -237,8 +237,19 @@ func (h *History) page(w http.ResponseWriter, r *http.Request, view, base string
 // record serves /runs/ID/… and /sessions/ID/…: the page, or the routes of
 // the recording of that run or session.
 func (h *History) record(w http.ResponseWriter, r *http.Request) {
-	kind, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
-	id, sub, slash := strings.Cut(rest, "/")
+	// Cut as the page escaped it (encodeURIComponent): an id may hold a
+	// slash of its own.
+	kind, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	escaped, sub, slash := strings.Cut(rest, "/")
+	id, err := url.PathUnescape(escaped)
+	if err != nil {
+		http.Error(w, "not an id", http.StatusBadRequest)
+		return
+	}
+	if sub, err = url.PathUnescape(sub); err != nil {
+		http.Error(w, "not a route", http.StatusBadRequest)
+		return
+	}
 	x := h.Index()
 	var found history.Found
 	switch kind {
@@ -320,6 +331,7 @@ func (h *History) recording(key string, found history.Found) (*recordedPage, err
 	rec := NewRecording(s)
 	p := &recordedPage{rec: rec, h: NewHandler(rec), stop: stop, done: make(chan struct{})}
 	p.h.maxClients, p.h.clients = h.access.maxClients, h.access.clients
+	p.h.keepAlive, p.h.writeTimeout = h.access.keepAlive, h.access.writeTimeout
 	go func() {
 		defer close(p.done)
 		for l := range rd.Lines() {

@@ -2,10 +2,12 @@ package ssestream
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -373,5 +375,56 @@ func TestHistoryEvictedPageEndsItsStreams(t *testing.T) {
 		assert.NotContains(t, body, "event: end", "the run did not end")
 	case <-time.After(10 * time.Second):
 		t.Fatal("the evicted page's stream went on")
+	}
+}
+
+// An idle stream of the history gets its keep-alive comments: the
+// history's changes (/api/events) and a run page's events while its run
+// says nothing.
+func TestHistoryIdleStreamsKeepAlive(t *testing.T) {
+	dirs, err := histgen.Many(t.TempDir(), 5)
+	require.NoError(t, err)
+	live := histgen.Run{Homes: []string{dirs[0]}, ID: "20261106-000000-e1e1e1e1", Session: "e1e1e1e1-0000-4000-8000-000000000000",
+		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "quiet"}
+	release, err := histgen.Hold(dirs[0], live.Session)
+	require.NoError(t, err)
+	defer release()
+	require.NoError(t, histgen.Write([]histgen.Run{live}, nil))
+	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
+	h.access.keepAlive = 20 * time.Millisecond
+	srv := httptest.NewServer(h)
+	defer func() { h.Close(); srv.Close() }()
+	for _, path := range []string{"/api/events", "/runs/" + live.ID + "/events"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(res.Body)
+		kept := 0
+		for kept < 2 && sc.Scan() {
+			if sc.Text() == ": keep-alive" {
+				kept++
+			}
+		}
+		cancel()
+		res.Body.Close()
+		assert.Equal(t, 2, kept, "%s: keep-alives while idle", path)
+	}
+}
+
+// A session whose id holds a slash (summary.json says what it says) is
+// reached by the link the page makes of it (encodeURIComponent), as is
+// its run.
+func TestHistorySessionIDWithASlash(t *testing.T) {
+	home := t.TempDir()
+	run := histgen.Run{Homes: []string{home}, ID: "20261106-000000-abcdefab", Session: "evil/../x", Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC),
+		Wall: time.Second, Provider: "openai", Model: "gpt-5.4", Prompt: "p", Answer: "a"}
+	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	h := NewHistory(history.Open(history.DefaultPrices(), home))
+	srv := httptest.NewServer(h)
+	defer func() { h.Close(); srv.Close() }()
+	for _, p := range []string{"/sessions/" + url.PathEscape(run.Session) + "/", "/sessions/evil%2F..%2Fx/summary", "/sessions/evil%2F..%2Fx/events"} {
+		res, body := fetch(t, srv.URL+p, nil)
+		assert.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", p, body)
 	}
 }
