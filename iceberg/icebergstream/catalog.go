@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,7 +56,7 @@ func storeProps() iceberg.Properties {
 // catalog on Postgres) or http(s)://… (a REST catalog). warehouse is
 // where new tables live; for SQLite it defaults to the directory
 // "warehouse" beside the database file.
-func openCatalog(ctx context.Context, uri, warehouse string, props iceberg.Properties) (catalog.Catalog, error) {
+func openCatalog(ctx context.Context, uri, warehouse string, props iceberg.Properties, transport http.RoundTripper) (catalog.Catalog, error) {
 	switch {
 	case strings.HasPrefix(uri, "sqlite:"):
 		path := strings.TrimPrefix(uri, "sqlite:")
@@ -89,7 +90,7 @@ func openCatalog(ctx context.Context, uri, warehouse string, props iceberg.Prope
 		}
 		return sqlCatalog(db, sqlcat.Postgres, warehouse, props)
 	case strings.HasPrefix(uri, "http://"), strings.HasPrefix(uri, "https://"):
-		opts := []rest.Option{rest.WithAdditionalProps(props)}
+		opts := []rest.Option{rest.WithAdditionalProps(props), rest.WithCustomTransport(transport)}
 		if warehouse != "" {
 			opts = append(opts, rest.WithWarehouseLocation(warehouse))
 		}

@@ -54,7 +54,9 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/parquetstream"
 	"github.com/uagentkit/stream/tablestream"
 )
@@ -93,6 +95,10 @@ type Config struct {
 	Content bool
 	// CreatedBy names the program in the snapshots' summaries.
 	CreatedBy string
+	// ConnectTimeout bounds making a connection to the catalog or the
+	// store (DefaultConnectTimeout when 0); RequestTimeout each request,
+	// from its first byte to its last (DefaultRequestTimeout when 0).
+	ConnectTimeout, RequestTimeout time.Duration
 }
 
 // Exporter appends runs to a catalog's tables. Its methods are not safe
@@ -103,6 +109,7 @@ type Exporter struct {
 	cat   catalog.Catalog
 	props iceberg.Properties
 	store *store
+	aws   *aws.Config // the store's settings, network waits bounded
 	// held are the runs of a table version this exporter read or made,
 	// by its metadata location: a table that no other exporter changed
 	// since is not read again (a commit's table holds what its parent
@@ -128,12 +135,20 @@ type Report struct {
 func Open(ctx context.Context, cfg Config) (*Exporter, error) {
 	cfg.Namespace = cmp.Or(cfg.Namespace, "uagent")
 	cfg.CreatedBy = cmp.Or(cfg.CreatedBy, "uagent-stream-iceberg")
+	cfg.ConnectTimeout = cmp.Or(cfg.ConnectTimeout, DefaultConnectTimeout)
+	cfg.RequestTimeout = cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout)
 	props := storeProps()
-	cat, err := openCatalog(ctx, cfg.Catalog, cfg.Warehouse, props)
+	awscfg, err := awsConfig(ctx, props, cfg.ConnectTimeout, cfg.RequestTimeout)
 	if err != nil {
-		return nil, err
+		awscfg = nil // no S3 settings here: a file warehouse needs none, and an s3:// one says so when used
 	}
-	return &Exporter{cfg: cfg, cat: cat, props: props, store: &store{props: props}, held: map[string]map[string]*tablestream.RunRow{}}, nil
+	ctx = withAws(ctx, awscfg)
+	cat, err := openCatalog(ctx, cfg.Catalog, cfg.Warehouse, props, bounded(cfg.ConnectTimeout, cfg.RequestTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("catalog %s: %w", safetext.OneLine(cfg.Catalog, 200), err)
+	}
+	return &Exporter{cfg: cfg, cat: cat, props: props, store: &store{props: props, aws: awscfg}, aws: awscfg,
+		held: map[string]map[string]*tablestream.RunRow{}}, nil
 }
 
 // Close closes the catalog.
@@ -158,6 +173,7 @@ func (x *Exporter) Table(name string) table.Identifier {
 // exported. An error of the catalog or the store ends the export: the
 // batches committed before it stay, whole.
 func (x *Exporter) Export(ctx context.Context, srcs []parquetstream.Source, problem func(error)) (Report, error) {
+	ctx = withAws(ctx, x.aws) // iceberg-go's S3 file IO, its waits bounded
 	rep := Report{Rows: map[string]int{}}
 	var batch []*tablestream.Tables
 	seen := map[string]bool{}

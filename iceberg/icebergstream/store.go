@@ -24,10 +24,12 @@ import (
 
 // store writes data files create-only where the store offers it.
 type store struct {
-	props iceberg.Properties
-	once  sync.Once
-	s3    *s3.Client
-	err   error
+	props  iceberg.Properties
+	aws    *aws.Config // the S3 settings with bounded waits, nil to read them from props
+	awsErr error
+	once   sync.Once
+	s3     *s3.Client
+	err    error
 }
 
 // putOnce writes data at path unless an object is there already (the
@@ -74,7 +76,10 @@ func (s *store) putOnce(ctx context.Context, tbl *table.Table, path string, data
 // own (the SDK's settings, path-style for a custom endpoint).
 func (s *store) client(ctx context.Context) (*s3.Client, error) {
 	s.once.Do(func() {
-		cfg, err := s3io.ParseAWSConfig(ctx, s.props)
+		cfg, err := s.aws, s.awsErr // the bounded settings, when Open made them
+		if cfg == nil {
+			cfg, err = s3io.ParseAWSConfig(ctx, s.props)
+		}
 		if err != nil {
 			s.err = err
 			return

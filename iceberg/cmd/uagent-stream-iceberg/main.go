@@ -56,6 +56,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	ns := fl.String("namespace", "uagent", "the `namespace` of the tables")
 	content := fl.Bool("content", false, "also export what people and models wrote: the messages table, tool arguments, the answer")
 	allowErrors := fl.Bool("allow-errors", false, "exit 0 even when an input cannot be read")
+	connect := fl.Duration("connect-timeout", icebergstream.DefaultConnectTimeout, "give up on a connection to the catalog or the store not made within `D`")
+	request := fl.Duration("timeout", icebergstream.DefaultRequestTimeout, "give up on a request of the catalog or the store not answered, whole, within `D`")
 	var stateDirs dirs
 	fl.Var(&stateDirs, "state-dir", "with no FILE or DIR, export the history of this state `directory`; again for another")
 	if err := fl.Parse(args); err != nil {
@@ -89,7 +91,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		inputs = homes
 	}
 	x, err := icebergstream.Open(ctx, icebergstream.Config{Catalog: *cat, Warehouse: *warehouse, Namespace: *ns,
-		Content: *content, CreatedBy: "uagent-stream-iceberg " + version()})
+		Content: *content, CreatedBy: "uagent-stream-iceberg " + version(), ConnectTimeout: *connect, RequestTimeout: *request})
 	if err != nil {
 		say("export: %s", err)
 		if errors.Is(err, icebergstream.ErrUsage) {
