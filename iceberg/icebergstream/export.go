@@ -110,6 +110,8 @@ type Exporter struct {
 	props iceberg.Properties
 	store *store
 	aws   *aws.Config // the store's settings, network waits bounded
+	// schemasChecked: every table was found to be this package's.
+	schemasChecked bool
 	// held are the runs of a table version this exporter read or made,
 	// by its metadata location: a table that no other exporter changed
 	// since is not read again (a commit's table holds what its parent
@@ -239,9 +241,13 @@ func (x *Exporter) Export(ctx context.Context, srcs []parquetstream.Source, prob
 	return rep, err
 }
 
-// commit appends a batch of runs to every table, runs last.
+// commit appends a batch of runs to every table, runs last, once every
+// table is checked to be this package's (its schema).
 func (x *Exporter) commit(ctx context.Context, batch []*tablestream.Tables, rep *Report) error {
 	if err := x.namespace(ctx); err != nil {
+		return err
+	}
+	if err := x.checkSchemas(ctx); err != nil {
 		return err
 	}
 	for _, k := range kinds {
@@ -252,6 +258,35 @@ func (x *Exporter) commit(ctx context.Context, batch []*tablestream.Tables, rep 
 			return fmt.Errorf("the %s table: %w", k.name, err)
 		}
 	}
+	return nil
+}
+
+// checkSchemas checks, once, before anything is committed, that every
+// table the export appends to has the schema this package writes: a
+// table of the same name made by something else is refused, and no table
+// gets a row.
+func (x *Exporter) checkSchemas(ctx context.Context) error {
+	if x.schemasChecked {
+		return nil
+	}
+	for _, k := range kinds {
+		if k.content && !x.cfg.Content {
+			continue
+		}
+		tbl, err := x.load(ctx, k)
+		if err != nil {
+			return fmt.Errorf("the %s table: %w", k.name, err)
+		}
+		ours, err := k.schema(ctx)
+		if err != nil {
+			return err
+		}
+		if !tbl.Schema().Equals(ours) {
+			return fmt.Errorf("the table %s.%s is not uagent-stream's %s table (its columns differ): nothing appended",
+				x.cfg.Namespace, k.name, k.name)
+		}
+	}
+	x.schemasChecked = true
 	return nil
 }
 
