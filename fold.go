@@ -287,6 +287,17 @@ type Notice struct {
 	Count int
 }
 
+// String is how a front-end that answers in text (an editor over ACP,
+// another agent over A2A) says the notice: its message, labelled by its
+// kind (and a preflight warning's code). The message is the stream's, as
+// it came: the caller makes it safe for where it goes.
+func (n Notice) String() string {
+	if n.Type == TypePreflightWarning {
+		return "[uagent preflight warning " + n.Code + "] " + n.Message
+	}
+	return "[uagent runner error] " + n.Message
+}
+
 // Step is what one line did to a turn, an operation, a call or a notice.
 type Step uint8
 

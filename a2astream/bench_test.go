@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
 // manyCalls writes a run of n tool calls (three lines each) to a file.
@@ -90,11 +90,11 @@ func BenchmarkTaskOfManyCalls(b *testing.B) {
 }
 
 // BenchmarkUnknownContext answers whether a contextId is a session of a
-// history of 20,000 runs (histgen.Many), for one no note or session has:
+// history of 20,000 runs (historytest.Many), for one no note or session has:
 // the history is kept and read again in part (Reopen), not scanned (1.9 s
 // a message before, as the attack measured).
 func BenchmarkUnknownContext(b *testing.B) {
-	dirs, err := histgen.Many(b.TempDir(), 20000)
+	dirs, err := historytest.Many(b.TempDir(), 20000)
 	if err != nil {
 		b.Fatal(err)
 	}

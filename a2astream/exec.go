@@ -303,7 +303,7 @@ func (u *updates) add(l uahstream.Line) {
 	}
 	ch := l.Step
 	if ch.NoticeStep == stream.StepOpened {
-		u.say("notice", a2a.NewTextPart(text(execstream.NoticeText(l.Notice))))
+		u.say("notice", a2a.NewTextPart(text(l.Notice.String())))
 	}
 	if ch.CallStep == stream.StepOpened {
 		c := l.Call

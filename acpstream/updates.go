@@ -9,7 +9,6 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/uagentkit/stream"
-	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/internal/tail"
 	"github.com/uagentkit/stream/uahstream"
@@ -87,7 +86,7 @@ func (u *updates) add(l uahstream.Line) {
 	ch := l.Step
 	if ch.NoticeStep == stream.StepOpened {
 		n := l.Notice
-		u.notices = append(u.notices, text(execstream.NoticeText(n)))
+		u.notices = append(u.notices, text(n.String()))
 		u.send(acp.UpdateAgentMessageText("\n" + u.notices[ch.NoticeIndex] + "\n"))
 	}
 	if ch.TurnStep == stream.StepClosed {

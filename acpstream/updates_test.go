@@ -6,7 +6,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/assert"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
 func TestACPToolKinds(t *testing.T) {
@@ -32,11 +32,11 @@ func TestEfforts(t *testing.T) {
 }
 
 // BenchmarkListSessions answers session/list over a history of 20,000
-// runs (histgen.Many: two homes, 4,000 sessions): the first page reads
+// runs (historytest.Many: two homes, 4,000 sessions): the first page reads
 // the history; every page after it reads it again in part (Reopen), not
 // whole.
 func BenchmarkListSessions(b *testing.B) {
-	dirs, err := histgen.Many(b.TempDir(), 20000)
+	dirs, err := historytest.Many(b.TempDir(), 20000)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func BenchmarkListSessions(b *testing.B) {
 // BenchmarkFirstListSessions is the first session/list of an agent over
 // the history of BenchmarkListSessions: the history read whole.
 func BenchmarkFirstListSessions(b *testing.B) {
-	dirs, err := histgen.Many(b.TempDir(), 20000)
+	dirs, err := historytest.Many(b.TempDir(), 20000)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -64,17 +63,6 @@ func Command(argv []string, prepare func(*exec.Cmd), opts ...Option) Starter {
 		}
 		return Start(ctx, cmd, opts...)
 	}
-}
-
-// NoticeText is how a front-end that answers in text (an editor over ACP,
-// another agent over A2A) says a notice of the run: its message, labelled
-// by its kind (and a preflight warning's code). The message is the
-// stream's, as it came: the caller makes it safe for where it goes.
-func NoticeText(n stream.Notice) string {
-	if n.Type == stream.TypePreflightWarning {
-		return "[uagent preflight warning " + n.Code + "] " + n.Message
-	}
-	return "[uagent runner error] " + n.Message
 }
 
 // NewSessionID is a new uagent session id, for a front-end's new

@@ -14,13 +14,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/internal/corpus"
-	"github.com/uagentkit/stream/internal/histgen"
 )
 
 func manyRuns(tb testing.TB, n int) []string {
 	tb.Helper()
-	dirs, err := histgen.Many(tb.TempDir(), n)
+	dirs, err := historytest.Many(tb.TempDir(), n)
 	require.NoError(tb, err)
 	return dirs
 }

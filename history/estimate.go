@@ -108,7 +108,7 @@ func (e Estimate) Note() string {
 		s += "; " + provider + " is billed by its " + plan + " plan, not by these figures"
 	}
 	if e.UnpricedTokens > 0 {
-		s += "; " + Thousands(e.UnpricedTokens) + " tokens are unpriced"
+		s += "; " + thousands(e.UnpricedTokens) + " tokens are unpriced"
 	}
 	if !e.Finite() {
 		s += "; the cost is not a finite number (a rate of the price table too large): shown as ?"
@@ -116,8 +116,8 @@ func (e Estimate) Note() string {
 	return s
 }
 
-// Thousands writes n with thousands separators: 1,234,567.
-func Thousands(n int64) string {
+// thousands writes n with thousands separators: 1,234,567.
+func thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

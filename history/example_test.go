@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
 // A person's history: its sessions, the latest activity first, with what
@@ -15,7 +15,7 @@ import (
 func Example() {
 	root, _ := os.MkdirTemp("", "history")
 	defer os.RemoveAll(root)
-	f, _ := histgen.WriteFixture(root)
+	f, _ := historytest.WriteFixture(root)
 	x := history.Open(history.DefaultPrices(), f.Uagent, f.Old, f.Uah)
 
 	for _, s := range x.List(history.Filter{Until: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}) {

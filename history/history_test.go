@@ -18,15 +18,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func fixture(t *testing.T) (histgen.Fixture, *history.Index) {
+func fixture(t *testing.T) (historytest.Fixture, *history.Index) {
 	t.Helper()
-	f, err := histgen.WriteFixture(t.TempDir())
+	f, err := historytest.WriteFixture(t.TempDir())
 	require.NoError(t, err)
 	release, err := f.HoldLive() // its run goes on
 	require.NoError(t, err)
@@ -99,25 +99,25 @@ func TestSessionsAreListedUnderTheirParents(t *testing.T) {
 		got = append(got, row{l.ID, l.Source, l.Title, l.Status, l.Depth, len(l.Runs)})
 	}
 	want := []row{
-		{histgen.Live, "", "Start the long job", "running", 0, 2},
-		{histgen.Unpriced, "", "Say hi " + histgen.Hostile, "ok", 0, 1},
-		{histgen.Copied, "run", "Summarize the meeting notes", "ok", 0, 1},
-		{histgen.Flaky, "tui", "Fix the flaky test in parser_test.go", "ok", 0, 2},
-		{histgen.Reviewer, "review", "Review the fix", "ok", 1, 1},
-		{histgen.Sub, "subagent", "Find where the cache is shared", "ok", 1, 1},
-		{histgen.Old, "", "Update the footer year", "ok", 0, 1},
+		{historytest.Live, "", "Start the long job", "running", 0, 2},
+		{historytest.Unpriced, "", "Say hi " + historytest.Hostile, "ok", 0, 1},
+		{historytest.Copied, "run", "Summarize the meeting notes", "ok", 0, 1},
+		{historytest.Flaky, "tui", "Fix the flaky test in parser_test.go", "ok", 0, 2},
+		{historytest.Reviewer, "review", "Review the fix", "ok", 1, 1},
+		{historytest.Sub, "subagent", "Find where the cache is shared", "ok", 1, 1},
+		{historytest.Old, "", "Update the footer year", "ok", 0, 1},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("sessions (-want +got):\n%s", d)
 	}
-	flaky := x.Session(histgen.Flaky)
+	flaky := x.Session(historytest.Flaky)
 	assert.Equal(t, time.Date(2026, 11, 2, 0, 23, 0, 0, time.UTC), flaky.LastActivity, "the last run's end")
 	assert.Equal(t, time.Date(2026, 11, 1, 23, 50, 0, 0, time.UTC), flaky.StartedAt)
 	assert.Equal(t, stream.TokensDTO{Input: 1500000, CachedInput: 1200000, Output: 30000, Reasoning: 7000}, flaky.Tokens, "its own runs, not its subagents'")
 	assert.InDelta(t, 1.50, flaky.Cost.USD, 1e-9)
-	assert.Nil(t, x.Session(histgen.Unpriced).Cost.USDOrNil(), "unpriced, never zero")
-	assert.Equal(t, []string{"local/llama-9" + histgen.Hostile}, x.Session(histgen.Unpriced).Cost.Unpriced)
-	assert.Equal(t, int64(1010), x.Session(histgen.Unpriced).Cost.UnpricedTokens)
+	assert.Nil(t, x.Session(historytest.Unpriced).Cost.USDOrNil(), "unpriced, never zero")
+	assert.Equal(t, []string{"local/llama-9" + historytest.Hostile}, x.Session(historytest.Unpriced).Cost.Unpriced)
+	assert.Equal(t, int64(1010), x.Session(historytest.Unpriced).Cost.UnpricedTokens)
 }
 
 func TestFilters(t *testing.T) {
@@ -137,14 +137,14 @@ func TestFilters(t *testing.T) {
 		return out
 	}
 	day := func(s string) time.Time { t, _ := time.Parse(time.DateOnly, s); return t }
-	assert.Equal(t, []string{histgen.Live, histgen.Unpriced, histgen.Copied}, ids(history.Filter{Since: day("2026-11-03")}))
-	assert.Equal(t, []string{histgen.Old}, ids(history.Filter{Until: day("2026-11-01")}))
-	assert.Equal(t, []string{histgen.Live, histgen.Flaky, histgen.Reviewer, histgen.Sub}, ids(history.Filter{Workspace: "/home/dev/parser/"}))
-	assert.Equal(t, []string{histgen.Sub}, ids(history.Filter{Model: "gpt-5.4-mini"}), "a subagent whose parent is not listed is at the top")
-	assert.Equal(t, []string{histgen.Live}, ids(history.Filter{Status: "running"}))
-	assert.Equal(t, []string{histgen.Reviewer}, ids(history.Filter{Source: "review"}))
-	assert.Equal(t, []string{histgen.Sub}, ids(history.Filter{Source: "subagent"}))
-	assert.Equal(t, []string{histgen.Copied}, ids(history.Filter{Source: "run"}))
+	assert.Equal(t, []string{historytest.Live, historytest.Unpriced, historytest.Copied}, ids(history.Filter{Since: day("2026-11-03")}))
+	assert.Equal(t, []string{historytest.Old}, ids(history.Filter{Until: day("2026-11-01")}))
+	assert.Equal(t, []string{historytest.Live, historytest.Flaky, historytest.Reviewer, historytest.Sub}, ids(history.Filter{Workspace: "/home/dev/parser/"}))
+	assert.Equal(t, []string{historytest.Sub}, ids(history.Filter{Model: "gpt-5.4-mini"}), "a subagent whose parent is not listed is at the top")
+	assert.Equal(t, []string{historytest.Live}, ids(history.Filter{Status: "running"}))
+	assert.Equal(t, []string{historytest.Reviewer}, ids(history.Filter{Source: "review"}))
+	assert.Equal(t, []string{historytest.Sub}, ids(history.Filter{Source: "subagent"}))
+	assert.Equal(t, []string{historytest.Copied}, ids(history.Filter{Source: "run"}))
 	assert.Equal(t, []string{"20261102-002000-a1f1a2b3", "20261102-001000-c3d4e5f6", "20261102-000500-b2c3d4e5"},
 		runIDs(history.Filter{Since: day("2026-11-02"), Until: day("2026-11-03")}))
 	assert.Equal(t, []string{"20261102-001000-c3d4e5f6"}, runIDs(history.Filter{Source: "review"}))
@@ -158,24 +158,24 @@ func TestResolve(t *testing.T) {
 	got, err = x.Resolve("20261031-100000-d4e5f607")
 	require.NoError(t, err)
 	assert.Equal(t, "20261031-100000-d4e5f607", got.Run.ID)
-	got, err = x.Resolve(histgen.Flaky)
+	got, err = x.Resolve(historytest.Flaky)
 	require.NoError(t, err)
-	assert.Equal(t, histgen.Flaky, got.Session.ID)
+	assert.Equal(t, historytest.Flaky, got.Session.ID)
 	got, err = x.Resolve("a1f1")
 	require.NoError(t, err)
-	assert.Equal(t, histgen.Flaky, got.Session.ID, "a unique prefix")
+	assert.Equal(t, historytest.Flaky, got.Session.ID, "a unique prefix")
 	got, err = x.Resolve("20261031")
 	require.NoError(t, err)
 	assert.Equal(t, "20261031-100000-d4e5f607", got.Run.ID)
 	_, err = x.Resolve("subagent-")
 	var amb *history.AmbiguousError
 	require.ErrorAs(t, err, &amb)
-	assert.Equal(t, []string{histgen.Sub, histgen.Reviewer}, amb.Candidates)
+	assert.Equal(t, []string{historytest.Sub, historytest.Reviewer}, amb.Candidates)
 	_, err = x.Resolve("nothing-like-it")
 	assert.ErrorIs(t, err, history.ErrNotFound)
 
-	assert.Equal(t, "a1f1a2b3", x.ShortID(histgen.Flaky), "at least 8")
-	assert.Equal(t, "subagent-b", x.ShortID(histgen.Sub), "as long as it takes to be unique")
+	assert.Equal(t, "a1f1a2b3", x.ShortID(historytest.Flaky), "at least 8")
+	assert.Equal(t, "subagent-b", x.ShortID(historytest.Sub), "as long as it takes to be unique")
 	assert.Equal(t, "20261102-001", x.ShortID("20261102-001000-c3d4e5f6"))
 	for _, r := range x.Runs() {
 		got, err := x.Resolve(x.ShortID(r.ID))
@@ -215,7 +215,7 @@ func TestSearch(t *testing.T) {
 func TestSearchSnippetIsCut(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("lorem ipsum ", 20) + "NEEDLE" + strings.Repeat(" dolor sit", 20)
-	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{dir}, ID: "20261101-000000-00000001", Session: "00000001-0000-4000-8000-000000000000",
+	require.NoError(t, historytest.Write([]historytest.Run{{Homes: []string{dir}, ID: "20261101-000000-00000001", Session: "00000001-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), Prompt: "x", Answer: long}}, nil))
 	x := history.Open(history.DefaultPrices(), dir)
 	for m, err := range x.Search(context.Background(), "needle", x.Runs()) {
@@ -298,12 +298,12 @@ func TestUsage(t *testing.T) {
 	rows, total = rowsOf(history.BySession, time.UTC)
 	var flaky row
 	for _, r := range rows {
-		if r.Period == histgen.Flaky {
+		if r.Period == historytest.Flaky {
 			flaky = r
 		}
-		assert.NotEqual(t, histgen.Sub, r.Period, "a subagent's runs count in its root session")
+		assert.NotEqual(t, historytest.Sub, r.Period, "a subagent's runs count in its root session")
 	}
-	assert.Equal(t, row{histgen.Flaky, 1, 4, 2, 1020000 + 916000,
+	assert.Equal(t, row{historytest.Flaky, 1, 4, 2, 1020000 + 916000,
 		c("20261101-235000-a1f1a2b3", "20261102-000500-b2c3d4e5", "20261102-001000-c3d4e5f6", "20261102-002000-a1f1a2b3"), 0}, flaky)
 	assert.Equal(t, 9, total.Runs)
 	assert.Len(t, rows, 5)
@@ -386,7 +386,7 @@ func TestParsePrices(t *testing.T) {
 // The two copies of a run uah copied are one run; a history whose homes
 // are missing says so and lists what it has.
 func TestMissingHome(t *testing.T) {
-	f, err := histgen.WriteFixture(t.TempDir())
+	f, err := historytest.WriteFixture(t.TempDir())
 	require.NoError(t, err)
 	x := history.Open(history.DefaultPrices(), f.Uagent, filepath.Join(f.Uagent, "nope"))
 	require.Len(t, x.Problems(), 1)
@@ -433,7 +433,7 @@ func TestReopenReadsWhatChanged(t *testing.T) {
 	require.Equal(t, "running", live.Status)
 	require.NoError(t, stream.SummaryDTO{V: 1, Status: "ok",
 		RunID: live.ID, SessionID: live.SessionID, StartedAt: live.StartedAt, WallMS: 5000}.WriteFile(filepath.Join(live.Dir, "summary.json")))
-	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-b0b0b0b0", Session: "b0b0b0b0-0000-4000-8000-000000000000",
+	require.NoError(t, historytest.Write([]historytest.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-b0b0b0b0", Session: "b0b0b0b0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), Provider: "openai", Model: "gpt-5.4", Prompt: "new"}}, nil))
 
 	y := x.Reopen()
@@ -472,13 +472,13 @@ func TestReopenRecomputesOnlyChangedRecords(t *testing.T) {
 func TestSumsSaturate(t *testing.T) {
 	home := t.TempDir()
 	at := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	var runs []histgen.Run
+	var runs []historytest.Run
 	for i := range 2 {
-		runs = append(runs, histgen.Run{Homes: []string{home}, ID: fmt.Sprintf("20261101-09000%d-aaaaaaaa", i), Session: "aaaaaaaa-1",
+		runs = append(runs, historytest.Run{Homes: []string{home}, ID: fmt.Sprintf("20261101-09000%d-aaaaaaaa", i), Session: "aaaaaaaa-1",
 			Start: at.Add(time.Duration(i) * time.Second), Wall: time.Second, Provider: "big", Model: "huge", Prompt: "p", Answer: "a",
 			Tokens: stream.TokensDTO{Input: 5e18, Output: 5e18}})
 	}
-	require.NoError(t, histgen.Write(runs, nil))
+	require.NoError(t, historytest.Write(runs, nil))
 	prices, err := history.ParsePrices(strings.NewReader(`[{"provider":"big","model":"huge","input":1e308,"output":1e308,"source":"a test","checked":"2026-12-06"}]`))
 	require.NoError(t, err)
 	x := history.Open(prices, home)

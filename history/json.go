@@ -1,8 +1,6 @@
 package history
 
 import (
-	"embed"
-	"fmt"
 	"math"
 	"time"
 
@@ -134,24 +132,6 @@ func (u UsageRow) JSON() UsageJSON {
 		out.Models = append(out.Models, m.JSON())
 	}
 	return out
-}
-
-//go:embed schema/*.schema.json
-var schemas embed.FS
-
-// SchemaNames are the names of the JSON Schemas of what the listings
-// write: "ls" (a SessionJSON), "ls-runs" (a RunJSON), "usage" (a
-// UsageJSON); each listing is an array of them.
-var SchemaNames = []string{"ls", "ls-runs", "usage"}
-
-// Schema returns the JSON Schema (draft 2020-12) of a listing's objects,
-// by name (see SchemaNames). The bytes are the caller's.
-func Schema(name string) ([]byte, error) {
-	b, err := schemas.ReadFile("schema/" + name + ".schema.json")
-	if err != nil {
-		return nil, fmt.Errorf("stream: no schema %q of the history", name)
-	}
-	return b, nil
 }
 
 // UsageReport is what usage --json writes and the history page's

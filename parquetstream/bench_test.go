@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
-// BenchmarkRepeatExport exports a history of n runs (histgen.Many: two
+// BenchmarkRepeatExport exports a history of n runs (historytest.Many: two
 // homes) a second time, which adds nothing: what a nightly export costs
 // once the directory holds the runs. Its time grows with the runs held
 // and the sources, not with their product (plan counted every held run
@@ -17,7 +17,7 @@ import (
 func BenchmarkRepeatExport(b *testing.B) {
 	for _, n := range []int{2000, 8000} {
 		b.Run("runs="+strconv.Itoa(n), func(b *testing.B) {
-			dirs, err := histgen.Many(b.TempDir(), n)
+			dirs, err := historytest.Many(b.TempDir(), n)
 			require.NoError(b, err)
 			out := b.TempDir()
 			export := func() int {

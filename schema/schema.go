@@ -12,7 +12,9 @@
 // WithStrict does. The stream package generates these files from its event
 // table (go test -update there) and tests them with a real validator. It is
 // a package of its own because nothing in the stream package reads them:
-// they are published for other languages and validators.
+// they are published for other languages and validators. The schemas of
+// what the history's listings write (ls --json, ls --runs --json, usage
+// --json: the history package's JSON) are here too ([Listing]).
 package schema
 
 import (
@@ -23,8 +25,23 @@ import (
 	"strings"
 )
 
-//go:embed *.schema.json strict/*.schema.json
+//go:embed *.schema.json strict/*.schema.json history/*.schema.json
 var files embed.FS
+
+// Listings returns the names of the schemas of what the history's
+// listings write (the history package's JSON): "ls" (a SessionJSON),
+// "ls-runs" (a RunJSON) and "usage" (a UsageJSON); each listing is an
+// array of them.
+func Listings() []string { return []string{"ls", "ls-runs", "usage"} }
+
+// Listing returns the JSON Schema of a listing's objects, by name (see
+// Listings). The bytes are the caller's.
+func Listing(name string) ([]byte, error) {
+	if !slices.Contains(Listings(), name) {
+		return nil, fmt.Errorf("schema: no listing %q; there are %s", name, strings.Join(Listings(), ", "))
+	}
+	return files.ReadFile("history/" + name + ".schema.json")
+}
 
 // Names returns the names of the schemas: "line", "summary", then the
 // event types in alphabetical order.

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/internal/corpus"
-	"github.com/uagentkit/stream/internal/histgen"
 )
 
 // BenchmarkWriterWithClients measures what readers cost the one writer: the
@@ -96,7 +96,7 @@ func follow(srv *httptest.Server, ready chan<- struct{}, summary bool) {
 }
 
 // BenchmarkHistoryIndex answers the index of a history of 20,000 runs
-// (histgen.Many: two homes, 4,000 sessions), its first page as the page
+// (historytest.Many: two homes, 4,000 sessions), its first page as the page
 // asks for it (/api/sessions), from the index the server holds; reads the
 // history again as the server does every second when nothing changed
 // (reopen-idle: a stat of each home's directories; %core is its share of
@@ -104,7 +104,7 @@ func follow(srv *httptest.Server, ready chan<- struct{}, summary bool) {
 // (reopen-changed: the listing and the runs going on, not the runs that
 // ended); and reads it whole (open).
 func BenchmarkHistoryIndex(b *testing.B) {
-	dirs, err := histgen.Many(b.TempDir(), 20000)
+	dirs, err := historytest.Many(b.TempDir(), 20000)
 	require.NoError(b, err)
 	hour := time.Now().Add(-time.Hour) // the history as a person leaves it: written an hour ago
 	for _, d := range dirs {

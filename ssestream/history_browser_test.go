@@ -16,7 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/internal/testenv"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -45,10 +45,10 @@ func TestHistoryPageInChromium(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
 	until(t, ctx, `document.querySelectorAll("#sessions tbody tr[data-session]").length === 7`)
 	rows := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#sessions tbody tr[data-session]")].map((tr) => tr.dataset.session + "|" + tr.className)`)
-	assert.Equal(t, []string{histgen.Live + "|", histgen.Unpriced + "|", histgen.Copied + "|", histgen.Flaky + "|", histgen.Reviewer + "|child",
-		histgen.Sub + "|child", histgen.Old + "|"}, rows)
+	assert.Equal(t, []string{historytest.Live + "|", historytest.Unpriced + "|", historytest.Copied + "|", historytest.Flaky + "|", historytest.Reviewer + "|child",
+		historytest.Sub + "|child", historytest.Old + "|"}, rows)
 	assert.Equal(t, `Say hi \x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\u202e\u200b\x00<script>&`,
-		browserJS[string](t, ctx, `document.querySelector('tr[data-session="`+histgen.Unpriced+`"] a').textContent`),
+		browserJS[string](t, ctx, `document.querySelector('tr[data-session="`+historytest.Unpriced+`"] a').textContent`),
 		"the hostile title, as text, what a reader cannot see escaped as the command escapes it")
 	assert.Zero(t, browserJS[int](t, ctx, `document.querySelectorAll("#sessions script").length`))
 	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("estimate").textContent`), "API-price estimates")
@@ -70,13 +70,13 @@ func TestHistoryPageInChromium(t *testing.T) {
 	assert.Contains(t, browserJS[string](t, ctx, `document.querySelector("#transcript li.hit").textContent`), "In parser.go, line 88.")
 
 	// A session: its runs, its subagents linked.
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/sessions/"+histgen.Flaky+"/")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/sessions/"+historytest.Flaky+"/")))
 	until(t, ctx, `document.getElementById("state").textContent.includes("finished")`)
 	until(t, ctx, `document.querySelectorAll("#children a").length === 2`)
 	transcript := browserJS[string](t, ctx, `document.getElementById("transcript").textContent`)
 	assert.Contains(t, transcript, "run 1 · 20261101-235000-a1f1a2b3")
 	assert.Contains(t, transcript, "run 2 · 20261102-002000-a1f1a2b3")
-	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), histgen.Flaky)
+	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), historytest.Flaky)
 	screenshot(t, ctx, "history-session")
 
 	// The usage page: its total is the history's (hand-worked in the
@@ -91,17 +91,17 @@ func TestHistoryPageInChromium(t *testing.T) {
 	// Live: a run that starts while the index is open appears, then ends.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
 	until(t, ctx, `document.querySelectorAll("#sessions tbody tr[data-session]").length === 7`)
-	run := histgen.Run{Homes: []string{f.Uah}, ID: "20261106-000000-d0d0d0d0", Session: "d0d0d0d0-0000-4000-8000-000000000000",
+	run := historytest.Run{Homes: []string{f.Uah}, ID: "20261106-000000-d0d0d0d0", Session: "d0d0d0d0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "live one"}
-	release, err := histgen.Hold(f.Uah, run.Session) // uagent's, while it runs
+	release, err := historytest.Hold(f.Uah, run.Session) // uagent's, while it runs
 	require.NoError(t, err)
 	defer release()
-	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{run}, nil))
 	began := time.Now()
 	until(t, ctx, `document.querySelector('tr[data-session="d0d0d0d0-0000-4000-8000-000000000000"][data-status="running"]') !== null`)
 	assert.Less(t, time.Since(began), 2*FollowEvery+time.Second, "within two seconds")
 	run.Status = "ok"
-	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{run}, nil))
 	until(t, ctx, `document.querySelector('tr[data-session="d0d0d0d0-0000-4000-8000-000000000000"][data-status="ok"]') !== null`)
 }
 

@@ -17,13 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
 // served is a History of a fixture's history, on a test server.
-func servedHistory(t *testing.T, opts ...Option) (histgen.Fixture, *httptest.Server, *History) {
+func servedHistory(t *testing.T, opts ...Option) (historytest.Fixture, *httptest.Server, *History) {
 	t.Helper()
-	f, err := histgen.WriteFixture(t.TempDir())
+	f, err := historytest.WriteFixture(t.TempDir())
 	require.NoError(t, err)
 	release, err := f.HoldLive() // its run goes on
 	require.NoError(t, err)
@@ -58,8 +58,8 @@ func fetch(t *testing.T, url string, hdr map[string]string) (*http.Response, str
 
 // routes are every route of a History, one of each kind.
 var routes = []string{"/", "/usage", "/app.js", "/api/sessions", "/api/usage", "/runs/20261102-002000-a1f1a2b3/",
-	"/runs/20261102-002000-a1f1a2b3/summary", "/sessions/" + histgen.Flaky + "/", "/sessions/" + histgen.Flaky + "/children",
-	"/sessions/" + histgen.Flaky + "/intervals", "/sessions/" + histgen.Flaky + "/session"}
+	"/runs/20261102-002000-a1f1a2b3/summary", "/sessions/" + historytest.Flaky + "/", "/sessions/" + historytest.Flaky + "/children",
+	"/sessions/" + historytest.Flaky + "/intervals", "/sessions/" + historytest.Flaky + "/session"}
 
 // Every route is guarded as serve's are: without a token, a Host that
 // does not name the server locally is refused (403); with one, a request
@@ -94,10 +94,10 @@ func TestHistoryAccess(t *testing.T) {
 func TestHistoryRoutesEscape(t *testing.T) {
 	_, srv, _ := servedHistory(t)
 	for _, r := range append(routes, "/api/sessions?q=say+hi", "/api/usage?by=model&breakdown=1", "/api/usage?by=workspace",
-		"/runs/20261103-120000-f6071829/summary", "/sessions/"+histgen.Unpriced+"/session", "/sessions/"+histgen.Unpriced+"/intervals") {
+		"/runs/20261103-120000-f6071829/summary", "/sessions/"+historytest.Unpriced+"/session", "/sessions/"+historytest.Unpriced+"/intervals") {
 		res, body := fetch(t, srv.URL+r, nil)
 		require.Equal(t, http.StatusOK, res.StatusCode, r)
-		if strings.HasSuffix(r, "f6071829/summary") || strings.HasSuffix(r, histgen.Unpriced+"/session") {
+		if strings.HasSuffix(r, "f6071829/summary") || strings.HasSuffix(r, historytest.Unpriced+"/session") {
 			// The recording reads the run as the route is first asked
 			// for: asked again until it holds the run's hostile strings.
 			require.Eventually(t, func() bool {
@@ -118,9 +118,9 @@ func TestHistoryRoutesEscape(t *testing.T) {
 	var got []history.SessionJSON
 	require.NoError(t, json.Unmarshal([]byte(body), &got))
 	require.Len(t, got, 1)
-	assert.Equal(t, "Say hi "+histgen.Hostile, got[0].Title, "the same string, escaped")
+	assert.Equal(t, "Say hi "+historytest.Hostile, got[0].Title, "the same string, escaped")
 	require.Len(t, got[0].Matches, 1)
-	assert.Contains(t, got[0].Matches[0].Snippet, histgen.Hostile)
+	assert.Contains(t, got[0].Matches[0].Snippet, historytest.Hostile)
 
 	res, _ := fetch(t, srv.URL+"/sessions/<script>/", nil)
 	assert.Equal(t, http.StatusNotFound, res.StatusCode)
@@ -133,7 +133,7 @@ func TestHistoryRoutesEscape(t *testing.T) {
 // ?offset=, X-Next-Offset naming the next page; every session once over
 // the pages; the filters as parameters.
 func TestHistoryPages(t *testing.T) {
-	dirs, err := histgen.Many(t.TempDir(), 1250)
+	dirs, err := historytest.Many(t.TempDir(), 1250)
 	require.NoError(t, err)
 	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
 	srv := httptest.NewServer(h)
@@ -186,12 +186,12 @@ func TestHistoryIsLive(t *testing.T) {
 		}
 		close(changed)
 	}()
-	run := histgen.Run{Homes: []string{f.Uagent}, ID: "20261106-000000-c0c0c0c0", Session: "c0c0c0c0-0000-4000-8000-000000000000",
+	run := historytest.Run{Homes: []string{f.Uagent}, ID: "20261106-000000-c0c0c0c0", Session: "c0c0c0c0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "a new one"}
-	release, err := histgen.Hold(f.Uagent, run.Session) // uagent's, while it runs
+	release, err := historytest.Hold(f.Uagent, run.Session) // uagent's, while it runs
 	require.NoError(t, err)
 	defer release()
-	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{run}, nil))
 	select {
 	case <-changed:
 	case <-time.After(2*FollowEvery + 5*time.Second): // a loaded machine
@@ -201,7 +201,7 @@ func TestHistoryIsLive(t *testing.T) {
 	assert.Contains(t, body, `"status":"running"`)
 	assert.Contains(t, body, "c0c0c0c0")
 	run.Status = "ok"
-	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{run}, nil))
 	select {
 	case <-changed:
 	case <-time.After(2*FollowEvery + 5*time.Second): // a loaded machine
@@ -214,7 +214,7 @@ func TestHistoryIsLive(t *testing.T) {
 // A History keeps the pages used last, HistoryPages of them, and lets go
 // of the others (their recordings closed).
 func TestHistoryKeepsThePagesUsedLast(t *testing.T) {
-	dirs, err := histgen.Many(t.TempDir(), 60)
+	dirs, err := historytest.Many(t.TempDir(), 60)
 	require.NoError(t, err)
 	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
 	srv := httptest.NewServer(h)
@@ -242,14 +242,14 @@ func TestHistoryRunPage(t *testing.T) {
 	_, body = fetch(t, srv.URL+"/runs/20261102-002000-a1f1a2b3/summary", nil)
 	require.NoError(t, json.Unmarshal([]byte(body), &sum))
 	assert.Equal(t, int64(500000), sum.Stats.Tokens.Input)
-	_, body = fetch(t, srv.URL+"/sessions/"+histgen.Flaky+"/events", nil)
-	assert.True(t, strings.HasPrefix(body, "id: 1\nevent: session_opened\ndata: {\"v\":1,\"type\":\"session_opened\",\"at\":\"2026-11-01T23:50:00Z\",\"id\":\""+histgen.Flaky+"\""), body[:min(len(body), 300)])
+	_, body = fetch(t, srv.URL+"/sessions/"+historytest.Flaky+"/events", nil)
+	assert.True(t, strings.HasPrefix(body, "id: 1\nevent: session_opened\ndata: {\"v\":1,\"type\":\"session_opened\",\"at\":\"2026-11-01T23:50:00Z\",\"id\":\""+historytest.Flaky+"\""), body[:min(len(body), 300)])
 	assert.Equal(t, 2, strings.Count(body, "event: run_started"))
-	_, body = fetch(t, srv.URL+"/sessions/"+histgen.Flaky+"/children", nil)
+	_, body = fetch(t, srv.URL+"/sessions/"+historytest.Flaky+"/children", nil)
 	var kids []history.SessionJSON
 	require.NoError(t, json.Unmarshal([]byte(body), &kids))
 	require.Len(t, kids, 2)
-	assert.Equal(t, []string{histgen.Reviewer, histgen.Sub}, []string{kids[0].SessionID, kids[1].SessionID})
+	assert.Equal(t, []string{historytest.Reviewer, historytest.Sub}, []string{kids[0].SessionID, kids[1].SessionID})
 }
 
 // A run still going is followed, as serve FILE follows a file: its page's
@@ -343,14 +343,14 @@ func TestHistoryOffsetsOfAnySize(t *testing.T) {
 // the run did not end, and an EventSource asks again from its last id,
 // which makes the page anew.
 func TestHistoryEvictedPageEndsItsStreams(t *testing.T) {
-	dirs, err := histgen.Many(t.TempDir(), 20)
+	dirs, err := historytest.Many(t.TempDir(), 20)
 	require.NoError(t, err)
-	live := histgen.Run{Homes: []string{dirs[0]}, ID: "20261106-000000-e0e0e0e0", Session: "e0e0e0e0-0000-4000-8000-000000000000",
+	live := historytest.Run{Homes: []string{dirs[0]}, ID: "20261106-000000-e0e0e0e0", Session: "e0e0e0e0-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "still going"}
-	release, err := histgen.Hold(dirs[0], live.Session) // uagent's, while it runs
+	release, err := historytest.Hold(dirs[0], live.Session) // uagent's, while it runs
 	require.NoError(t, err)
 	defer release()
-	require.NoError(t, histgen.Write([]histgen.Run{live}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{live}, nil))
 	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
 	srv := httptest.NewServer(h)
 	defer func() { h.Close(); srv.Close() }()
@@ -382,14 +382,14 @@ func TestHistoryEvictedPageEndsItsStreams(t *testing.T) {
 // history's changes (/api/events) and a run page's events while its run
 // says nothing.
 func TestHistoryIdleStreamsKeepAlive(t *testing.T) {
-	dirs, err := histgen.Many(t.TempDir(), 5)
+	dirs, err := historytest.Many(t.TempDir(), 5)
 	require.NoError(t, err)
-	live := histgen.Run{Homes: []string{dirs[0]}, ID: "20261106-000000-e1e1e1e1", Session: "e1e1e1e1-0000-4000-8000-000000000000",
+	live := historytest.Run{Homes: []string{dirs[0]}, ID: "20261106-000000-e1e1e1e1", Session: "e1e1e1e1-0000-4000-8000-000000000000",
 		Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC), Status: "running", Provider: "openai", Model: "gpt-5.4", Prompt: "quiet"}
-	release, err := histgen.Hold(dirs[0], live.Session)
+	release, err := historytest.Hold(dirs[0], live.Session)
 	require.NoError(t, err)
 	defer release()
-	require.NoError(t, histgen.Write([]histgen.Run{live}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{live}, nil))
 	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
 	h.access.keepAlive = 20 * time.Millisecond
 	srv := httptest.NewServer(h)
@@ -417,9 +417,9 @@ func TestHistoryIdleStreamsKeepAlive(t *testing.T) {
 // its run.
 func TestHistorySessionIDWithASlash(t *testing.T) {
 	home := t.TempDir()
-	run := histgen.Run{Homes: []string{home}, ID: "20261106-000000-abcdefab", Session: "evil/../x", Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC),
+	run := historytest.Run{Homes: []string{home}, ID: "20261106-000000-abcdefab", Session: "evil/../x", Start: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC),
 		Wall: time.Second, Provider: "openai", Model: "gpt-5.4", Prompt: "p", Answer: "a"}
-	require.NoError(t, histgen.Write([]histgen.Run{run}, nil))
+	require.NoError(t, historytest.Write([]historytest.Run{run}, nil))
 	h := NewHistory(history.Open(history.DefaultPrices(), home))
 	srv := httptest.NewServer(h)
 	defer func() { h.Close(); srv.Close() }()

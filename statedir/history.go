@@ -21,8 +21,8 @@ import (
 
 // The variables that place uah's home, as uah reads them.
 const (
-	UahStateDirEnv = "UAH_STATE_DIR"
-	UahHomeEnv     = "UAH_HOME"
+	uahStateDirEnv = "UAH_STATE_DIR"
+	uahHomeEnv     = "UAH_HOME"
 )
 
 // UahDir returns the home of uah, the harness built on uagent, which keeps
@@ -30,7 +30,7 @@ const (
 // directory), laid out as uagent's, with its own sidecars in sessions/:
 // $UAH_STATE_DIR, else $UAH_HOME, else ~/.uah.
 func UahDir() (string, error) {
-	for _, v := range []string{UahStateDirEnv, UahHomeEnv} {
+	for _, v := range []string{uahStateDirEnv, uahHomeEnv} {
 		if dir := os.Getenv(v); dir != "" {
 			return filepath.Clean(dir), nil
 		}

@@ -118,7 +118,7 @@ func TestHomes(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_STATE_HOME", "")
-	for _, v := range []string{StateDirEnv, UahStateDirEnv, UahHomeEnv} {
+	for _, v := range []string{StateDirEnv, uahStateDirEnv, uahHomeEnv} {
 		t.Setenv(v, "")
 	}
 	uagent := filepath.Join(home, ".local", "state", "uagent")
@@ -146,11 +146,11 @@ func TestHomes(t *testing.T) {
 	assert.Equal(t, []string{filepath.Join(xdg, "uagent"), uah}, got, "$XDG_STATE_HOME/uagent")
 	t.Setenv("XDG_STATE_HOME", "")
 	other := t.TempDir()
-	t.Setenv(UahHomeEnv, other)
+	t.Setenv(uahHomeEnv, other)
 	got, _ = Homes(nil)
 	assert.Equal(t, []string{uagent, other}, got, "UAH_HOME")
 	state := t.TempDir()
-	t.Setenv(UahStateDirEnv, state)
+	t.Setenv(uahStateDirEnv, state)
 	got, _ = Homes(nil)
 	assert.Equal(t, []string{uagent, state}, got, "UAH_STATE_DIR wins")
 	t.Setenv(StateDirEnv, "/x")

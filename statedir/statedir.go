@@ -64,11 +64,11 @@ const (
 const StateDirEnv = "UAGENT_STATE_DIR"
 
 // The names of uagent's state directory under $XDG_STATE_HOME (or
-// ~/.local/state): Name since uagent's 2026-10 releases, OldName before
-// (uagent's first run moves OldName to Name when Name does not exist).
+// ~/.local/state): dirName since uagent's 2026-10 releases, oldDirName before
+// (uagent's first run moves oldDirName to dirName when dirName does not exist).
 const (
-	Name    = "uagent"
-	OldName = "unreal-agent"
+	dirName    = "uagent"
+	oldDirName = "unreal-agent"
 )
 
 // Dir returns uagent's state directory by uagent's current rule: dir when
@@ -82,14 +82,14 @@ func Dir(dir string) (string, error) {
 	case os.Getenv(StateDirEnv) != "":
 		return os.Getenv(StateDirEnv), nil
 	}
-	return named(Name)
+	return named(dirName)
 }
 
 // OldDir returns where uagent kept its state directory before its
 // 2026-10 releases: $XDG_STATE_HOME/unreal-agent, else
 // ~/.local/state/unreal-agent. A machine not yet moved, or one where the
 // move left it behind, has history there (see Homes).
-func OldDir() (string, error) { return named(OldName) }
+func OldDir() (string, error) { return named(oldDirName) }
 
 // named is the state directory called name: under $XDG_STATE_HOME, else
 // under ~/.local/state.

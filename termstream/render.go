@@ -155,6 +155,17 @@ func (r *Renderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format,
 // "\n" stays a line break; tabs become spaces.
 func sanitize(s string, keepNewlines bool) string { return safetext.Sanitize(s, keepNewlines) }
 
+// Sanitize makes a string from a stream (or any that a program did not
+// write itself) safe for a terminal or a log, as every output of this
+// module makes it: control characters, escapes of terminal sequences,
+// bidi overrides and zero-width characters shown as escapes, invalid
+// UTF-8 as \xNN; with keepNewlines, "\n" stays a line break. It is safe
+// for concurrent use.
+func Sanitize(s string, keepNewlines bool) string { return safetext.Sanitize(s, keepNewlines) }
+
+// OneLine is Sanitize on one line, cut to max runes ("…" for what is cut).
+func OneLine(s string, max int) string { return safetext.OneLine(s, max) }
+
 // oneLine sanitizes s and keeps it on one line, cut to max runes.
 func oneLine(s string, max int) string { return safetext.OneLine(s, max) }
 

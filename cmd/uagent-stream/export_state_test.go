@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
@@ -98,7 +98,7 @@ func TestExportReplacesARunOnceFinished(t *testing.T) {
 	half := strings.SplitAfterN(string(events), "\n", 5)
 	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.EventsFile), []byte(strings.Join(half[:4], "")), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(run, statedir.SummaryFile), []byte(strings.Replace(string(summary), `"status": "ok"`, `"status": "running"`, 1)), 0o644))
-	release, err := histgen.Hold(state, "5f3c2a1e-1111-4222-8333-944455556666") // uagent's, while it runs
+	release, err := historytest.Hold(state, "5f3c2a1e-1111-4222-8333-944455556666") // uagent's, while it runs
 	require.NoError(t, err)
 	defer release()
 	out := t.TempDir()

@@ -11,6 +11,8 @@ import (
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/regular"
 	"github.com/uagentkit/stream/statedir"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // historyFlags are the flags of the commands that read the history (ls,
@@ -166,7 +168,10 @@ func compact(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + "G"
 }
 
-func thousands(n int64) string { return history.Thousands(n) }
+func thousands(n int64) string { return english.Sprint(n) }
+
+// english writes numbers as the tables do: 1,234,567.
+var english = message.NewPrinter(language.English)
 
 // tilde writes a path under the home directory with ~.
 func tilde(path string) string {

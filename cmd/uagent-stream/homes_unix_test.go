@@ -12,7 +12,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/tablestream"
 )
 
@@ -22,8 +22,8 @@ import (
 // export, ls and acp's session/list read them; a reviewer's session is
 // listed under its parent as a review.
 func TestBothNamesOfTheStateDirectory(t *testing.T) {
-	run := func(home, session, id string, at time.Time) histgen.Run {
-		return histgen.Run{Homes: []string{home}, ID: id, Session: session, Start: at, Wall: time.Second, Provider: "openai", Model: "gpt-5.4",
+	run := func(home, session, id string, at time.Time) historytest.Run {
+		return historytest.Run{Homes: []string{home}, ID: id, Session: session, Start: at, Wall: time.Second, Provider: "openai", Model: "gpt-5.4",
 			Workspace: "/w", Prompt: "prompt of " + id, Answer: "done"}
 	}
 	at := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -36,13 +36,13 @@ func TestBothNamesOfTheStateDirectory(t *testing.T) {
 		{"only ~/.local/state/uagent", func(t *testing.T, root string) []string {
 			t.Setenv("XDG_STATE_HOME", "")
 			home := filepath.Join(root, ".local", "state", "uagent")
-			require.NoError(t, histgen.Write([]histgen.Run{run(home, s1, "20261101-100000-11111111", at)}, nil))
+			require.NoError(t, historytest.Write([]historytest.Run{run(home, s1, "20261101-100000-11111111", at)}, nil))
 			return []string{s1}
 		}},
 		{"only $XDG_STATE_HOME/uagent", func(t *testing.T, root string) []string {
 			xdg := filepath.Join(root, "xdg")
 			t.Setenv("XDG_STATE_HOME", xdg)
-			require.NoError(t, histgen.Write([]histgen.Run{run(filepath.Join(xdg, "uagent"), s1, "20261101-100000-11111111", at)}, nil))
+			require.NoError(t, historytest.Write([]historytest.Run{run(filepath.Join(xdg, "uagent"), s1, "20261101-100000-11111111", at)}, nil))
 			return []string{s1}
 		}},
 		{"both names, overlapping", func(t *testing.T, root string) []string {
@@ -51,7 +51,7 @@ func TestBothNamesOfTheStateDirectory(t *testing.T) {
 			old := filepath.Join(root, ".local", "state", "unreal-agent")
 			both := run(home, s2, "20261101-110000-22222222", at.Add(time.Hour))
 			both.Homes = []string{home, old}
-			require.NoError(t, histgen.Write([]histgen.Run{
+			require.NoError(t, historytest.Write([]historytest.Run{
 				run(old, s1, "20261101-100000-11111111", at), both, run(home, s3, "20261101-120000-33333333", at.Add(2*time.Hour)),
 			}, nil))
 			return []string{s3, s2, s1}
@@ -100,7 +100,7 @@ func TestACPListsReviewsUnderTheirParent(t *testing.T) {
 	conn, _, _ := acpAgentProcess(t, fakeUagent, "-state")
 	res, err := conn.ListSessions(t.Context(), acp.ListSessionsRequest{})
 	require.NoError(t, err)
-	i := slices.IndexFunc(res.Sessions, func(s acp.SessionInfo) bool { return s.SessionId == histgen.Flaky })
+	i := slices.IndexFunc(res.Sessions, func(s acp.SessionInfo) bool { return s.SessionId == historytest.Flaky })
 	require.GreaterOrEqual(t, i, 0)
 	meta := res.Sessions[i].Meta
 	ids := func(key string) []string {
@@ -110,10 +110,10 @@ func TestACPListsReviewsUnderTheirParent(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{histgen.Reviewer}, ids("uagentkit/reviews"))
-	assert.Equal(t, []string{histgen.Sub}, ids("uagentkit/subagents"))
+	assert.Equal(t, []string{historytest.Reviewer}, ids("uagentkit/reviews"))
+	assert.Equal(t, []string{historytest.Sub}, ids("uagentkit/subagents"))
 	for _, s := range res.Sessions {
-		assert.NotContains(t, []string{histgen.Reviewer, histgen.Sub}, string(s.SessionId), "not at the top")
+		assert.NotContains(t, []string{historytest.Reviewer, historytest.Sub}, string(s.SessionId), "not at the top")
 	}
 	_, err = os.Stat(f.Old)
 	require.NoError(t, err)

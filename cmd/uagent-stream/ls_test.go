@@ -15,15 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
 // historyHome writes the fixture's history where a person's is looked
 // for (HOME, XDG_STATE_HOME, UAH_STATE_DIR) and returns it.
-func historyHome(t *testing.T) histgen.Fixture {
+func historyHome(t *testing.T) historytest.Fixture {
 	t.Helper()
 	root := t.TempDir()
-	f, err := histgen.WriteFixture(root)
+	f, err := historytest.WriteFixture(root)
 	require.NoError(t, err)
 	release, err := f.HoldLive() // its run goes on
 	require.NoError(t, err)
@@ -90,15 +90,15 @@ func TestLsJSON(t *testing.T) {
 	for _, s := range got {
 		ids = append(ids, s.SessionID)
 	}
-	assert.Equal(t, []string{histgen.Live, histgen.Unpriced, histgen.Copied, histgen.Flaky, histgen.Reviewer, histgen.Sub, histgen.Old}, ids)
+	assert.Equal(t, []string{historytest.Live, historytest.Unpriced, historytest.Copied, historytest.Flaky, historytest.Reviewer, historytest.Sub, historytest.Old}, ids)
 	flaky := got[3]
 	cost := 1.5
 	at := func(s string) *time.Time { v, _ := time.Parse(time.RFC3339, s); return &v }
-	assert.Equal(t, history.SessionJSON{SessionID: histgen.Flaky, Title: "Fix the flaky test in parser_test.go", Source: "tui", Workspace: "/home/dev/parser",
+	assert.Equal(t, history.SessionJSON{SessionID: historytest.Flaky, Title: "Fix the flaky test in parser_test.go", Source: "tui", Workspace: "/home/dev/parser",
 		StartedAt: at("2026-11-01T23:50:00Z"), LastActivityAt: at("2026-11-02T00:23:00Z"), Runs: 2, Status: "ok", Provider: "openai", Model: "gpt-5.4",
 		Effort: "medium", Tokens: stream.TokensDTO{Input: 1500000, CachedInput: 1200000, Output: 30000, Reasoning: 7000}, ToolCalls: 2, WallMS: 480000,
 		CostUSD: &cost, Home: f.Uah}, flaky)
-	assert.Equal(t, histgen.Flaky, got[4].ParentSessionID)
+	assert.Equal(t, historytest.Flaky, got[4].ParentSessionID)
 	assert.Equal(t, "review", got[4].Source)
 	assert.Equal(t, "subagent", got[5].Source)
 	assert.Nil(t, got[1].CostUSD, "unpriced, never zero")
@@ -173,7 +173,7 @@ func TestLsRuns(t *testing.T) {
 func TestLsFilters(t *testing.T) {
 	f := historyHome(t)
 	ws := t.TempDir()
-	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-0a0b0c0d", Session: "0a0b0c0d-0000-4000-8000-000000000009",
+	require.NoError(t, historytest.Write([]historytest.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-0a0b0c0d", Session: "0a0b0c0d-0000-4000-8000-000000000009",
 		Start: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), Provider: "openai", Model: "gpt-5.4", Workspace: ws, Prompt: "here"}}, nil))
 	sessions := func(args ...string) []string {
 		code, stdout, stderr := runCmd(t, "", append([]string{"ls", "--json"}, args...)...)
@@ -265,7 +265,7 @@ func TestUsageCommand(t *testing.T) {
 	require.Len(t, got.Rows, 5)
 	var flaky history.UsageJSON
 	for _, r := range got.Rows {
-		if r.Period == histgen.Flaky {
+		if r.Period == historytest.Flaky {
 			flaky = r
 		}
 	}
@@ -281,7 +281,7 @@ func TestUsageCommand(t *testing.T) {
 
 	prices := filepath.Join(t.TempDir(), "prices.json")
 	require.NoError(t, os.WriteFile(prices, []byte(`[
-  {"provider": "local", "model": "llama-9`+strings.ReplaceAll(jsonString(histgen.Hostile), `"`, ``)+`", "input": 1, "cached_input": 0.1, "cache_write_input": null, "output": 2}
+  {"provider": "local", "model": "llama-9`+strings.ReplaceAll(jsonString(historytest.Hostile), `"`, ``)+`", "input": 1, "cached_input": 0.1, "cache_write_input": null, "output": 2}
 ]`), 0o644))
 	code, stdout, stderr = runCmd(t, "", "usage", "--json", "--prices", prices, "--by", "model")
 	require.Equal(t, 0, code, stderr)
@@ -324,12 +324,12 @@ func TestOpenByID(t *testing.T) {
 	// A session: its runs in order, as one session.
 	code, stdout, stderr = runCmd(t, "", "cat", "--no-color", "a1f1")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, "session "+histgen.Flaky)
+	assert.Contains(t, stdout, "session "+historytest.Flaky)
 	first, second := strings.Index(stdout, "Fix the flaky test"), strings.Index(stdout, "Straße-proof")
 	assert.True(t, first >= 0 && second > first, "in order:\n%s", stdout)
-	assert.Contains(t, stdout, "══ session "+histgen.Flaky+": 2 runs · 2 turns · 2 tool calls")
+	assert.Contains(t, stdout, "══ session "+historytest.Flaky+": 2 runs · 2 turns · 2 tool calls")
 
-	code, stdout, stderr = runCmd(t, "", "stats", histgen.Flaky)
+	code, stdout, stderr = runCmd(t, "", "stats", historytest.Flaky)
 	require.Equal(t, 0, code, stderr)
 	var ss struct {
 		SessionID string `json:"session_id"`
@@ -340,7 +340,7 @@ func TestOpenByID(t *testing.T) {
 		Totals map[string]any `json:"totals"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &ss))
-	assert.Equal(t, histgen.Flaky, ss.SessionID)
+	assert.Equal(t, historytest.Flaky, ss.SessionID)
 	require.Len(t, ss.Runs, 2)
 	assert.Equal(t, "20261102-002000-a1f1a2b3", ss.Runs[1].RunID, "summary.json's metadata kept")
 	assert.Equal(t, 2.0, ss.Totals["runs"])
@@ -404,7 +404,7 @@ func TestPricesFileIsBounded(t *testing.T) {
 // fixture's hostile model name is wide: the title shows from about 200).
 func TestLsCJKFitsTheTerminal(t *testing.T) {
 	f := historyHome(t)
-	require.NoError(t, histgen.Write([]histgen.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-c1c1c1c1",
+	require.NoError(t, historytest.Write([]historytest.Run{{Homes: []string{f.Uagent}, ID: "20261105-000000-c1c1c1c1",
 		Session: "c1c1c1c1-0000-4000-8000-000000000000", Start: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC), Wall: time.Second,
 		Provider: "openai", Model: "gpt-5.4", Workspace: "/home/开发者/项目",
 		Prompt: "修复解析器中不稳定的测试并解释原因，然后把修复提交到主分支上去，再写一份说明文档", Answer: "好"}}, nil))

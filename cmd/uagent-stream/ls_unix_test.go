@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/internal/corpus"
-	"github.com/uagentkit/stream/internal/histgen"
 )
 
 // Every output of ls, ls --search and usage keeps hostile bytes of the
@@ -64,7 +64,7 @@ func TestHTMLCommand(t *testing.T) {
 	assert.Empty(t, unsafeOutput(stdout))
 	assert.Equal(t, 2, strings.Count(stdout, "<script"), "the data and the script; no markup from the history")
 	assert.Contains(t, stdout, `\u003cscript\u003e\u0026`)
-	code, stdout, _ = runCmd(t, "", "html", histgen.Flaky)
+	code, stdout, _ = runCmd(t, "", "html", historytest.Flaky)
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, "session_opened")
 }

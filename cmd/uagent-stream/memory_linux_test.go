@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/internal/corpus"
-	"github.com/uagentkit/stream/internal/histgen"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/sessions"
 	"github.com/uagentkit/stream/internal/testenv"
@@ -122,7 +122,7 @@ var manyRuns = sync.OnceValues(func() ([]string, error) {
 		return nil, err
 	}
 	cleanupMany = func() { os.RemoveAll(root) }
-	return histgen.Many(root, 10000)
+	return historytest.Many(root, 10000)
 })
 
 // ls and usage of a history of 10,000 runs in two homes (a tenth in
@@ -197,7 +197,7 @@ func TestHistoryOfLargeRequestsListsInBoundedMemory(t *testing.T) {
 	if raceEnabled {
 		t.Skip("-race changes what memory is")
 	}
-	dirs, err := histgen.Many(t.TempDir(), 500)
+	dirs, err := historytest.Many(t.TempDir(), 500)
 	require.NoError(t, err)
 	big := strings.Repeat("the output of a long command, pasted in. ", 2<<20/40)
 	for _, d := range dirs {

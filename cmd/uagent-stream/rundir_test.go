@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
 )
@@ -111,7 +111,7 @@ func TestCatFollowARunDirectory(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, "runs", filepath.Base(src))
 	require.NoError(t, os.MkdirAll(dir, 0o755))
-	release, err := histgen.Hold(home, final.SessionID) // uagent's, while the run goes on
+	release, err := historytest.Hold(home, final.SessionID) // uagent's, while the run goes on
 	require.NoError(t, err)
 	defer release()
 	running := final

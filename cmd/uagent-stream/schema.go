@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/uagentkit/stream/history"
-
 	"github.com/uagentkit/stream/schema"
 )
 
@@ -18,12 +16,12 @@ func cmdSchema(e env, args []string) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	names := append(schema.Names(), history.SchemaNames...)
+	names := append(schema.Names(), schema.Listings()...)
 	if fs.NArg() > 1 {
 		return fs.usageError("want at most one TYPE, one of: " + strings.Join(names, ", "))
 	}
-	if slices.Contains(history.SchemaNames, fs.Arg(0)) { // what ls and usage write
-		b, err := history.Schema(fs.Arg(0))
+	if slices.Contains(schema.Listings(), fs.Arg(0)) { // what ls and usage write
+		b, err := schema.Listing(fs.Arg(0))
 		if err != nil {
 			return err
 		}

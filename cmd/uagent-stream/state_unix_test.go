@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream/acpstream"
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/ssestream"
 	"github.com/uagentkit/stream/tablestream"
 )
@@ -41,7 +41,7 @@ func TestEveryDoorSaysOneStatus(t *testing.T) {
 		{at(14), "eeeeeeee", "running", true, true, "running"},
 		{at(15), "ffffffff", "running", true, false, "cut_off"}, // says running, nobody holds the lock
 	}
-	var runs []histgen.Run
+	var runs []historytest.Run
 	for i := range cases {
 		c := &cases[i]
 		c.session += "-0000-4000-8000-00000000000" + string(rune('1'+i))
@@ -50,13 +50,13 @@ func TestEveryDoorSaysOneStatus(t *testing.T) {
 		if !c.summary {
 			st = ""
 		}
-		runs = append(runs, histgen.Run{Homes: []string{home}, ID: c.id, Session: c.session, Status: st, NoSummary: !c.summary,
+		runs = append(runs, historytest.Run{Homes: []string{home}, ID: c.id, Session: c.session, Status: st, NoSummary: !c.summary,
 			Start: mustTime(t, c.id), Wall: time.Second, Provider: "openai", Model: "gpt-5.4", Workspace: "/w", Prompt: "prompt " + c.id, Answer: "done"})
 	}
-	require.NoError(t, histgen.Write(runs, nil))
+	require.NoError(t, historytest.Write(runs, nil))
 	for _, c := range cases {
 		if c.held {
-			release, err := histgen.Hold(home, c.session)
+			release, err := historytest.Hold(home, c.session)
 			require.NoError(t, err)
 			defer release()
 		}

@@ -6,17 +6,17 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/parquetstream"
 )
 
-// BenchmarkExport1000 exports 1,000 runs (histgen.Many: run directories
+// BenchmarkExport1000 exports 1,000 runs (historytest.Many: run directories
 // in sessions of five, a short events.jsonl each) into fresh Iceberg
 // tables, on a file warehouse and on S3 (gofakes3 in the process), beside
 // the local Parquet export of the same runs: BENCHMARKS.md has the
 // figures.
 func BenchmarkExport1000(b *testing.B) {
-	homes, err := histgen.Many(filepath.Join(b.TempDir(), "h"), 1000)
+	homes, err := historytest.Many(filepath.Join(b.TempDir(), "h"), 1000)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -56,9 +56,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/parquetstream"
 	"github.com/uagentkit/stream/tablestream"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // MaxAttempts bounds the commits of one table in one batch: a commit that
@@ -147,7 +147,7 @@ func Open(ctx context.Context, cfg Config) (*Exporter, error) {
 	ctx = withAws(ctx, awscfg)
 	cat, err := openCatalog(ctx, cfg.Catalog, cfg.Warehouse, props, bounded(cfg.ConnectTimeout, cfg.RequestTimeout))
 	if err != nil {
-		return nil, fmt.Errorf("catalog %s: %w", safetext.OneLine(cfg.Catalog, 200), err)
+		return nil, fmt.Errorf("catalog %s: %w", termstream.OneLine(cfg.Catalog, 200), err)
 	}
 	return &Exporter{cfg: cfg, cat: cat, props: props, store: &store{props: props, aws: awscfg}, aws: awscfg,
 		held: map[string]map[string]*tablestream.RunRow{}}, nil

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/parquetstream"
 	"github.com/uagentkit/stream/statedir"
 )
@@ -19,17 +19,17 @@ import (
 // history writes the fixture (a live run, a run without summary, a
 // subagent, a run in two homes, hostile names) and n more runs, and
 // returns their sources.
-func history(t *testing.T, n int) ([]parquetstream.Source, histgen.Fixture) {
+func history(t *testing.T, n int) ([]parquetstream.Source, historytest.Fixture) {
 	t.Helper()
 	root := t.TempDir()
-	fx, err := histgen.WriteFixture(filepath.Join(root, "fixture"))
+	fx, err := historytest.WriteFixture(filepath.Join(root, "fixture"))
 	require.NoError(t, err)
 	release, err := fx.HoldLive() // its last run goes on; the run before it was stopped (uagent died)
 	require.NoError(t, err)
 	t.Cleanup(release)
 	inputs := fx.Dirs()
 	if n > 0 {
-		homes, err := histgen.Many(filepath.Join(root, "many"), n)
+		homes, err := historytest.Many(filepath.Join(root, "many"), n)
 		require.NoError(t, err)
 		inputs = append(inputs, homes...)
 	}
@@ -95,7 +95,7 @@ func TestTablesEqualTheLocalExport(t *testing.T) {
 // nothing; a history that grew adds only its new runs.
 func TestReexportAddsNothing(t *testing.T) {
 	root := t.TempDir()
-	homes, err := histgen.Many(filepath.Join(root, "a"), 30)
+	homes, err := historytest.Many(filepath.Join(root, "a"), 30)
 	require.NoError(t, err)
 	x := open(t, Config{Catalog: "sqlite:" + filepath.Join(root, "cat.db")})
 	srcs := parquetstream.Sources(homes, func(err error) { t.Fatal(err) })
@@ -105,7 +105,7 @@ func TestReexportAddsNothing(t *testing.T) {
 	again, _ := export(t, x, srcs)
 	assert.Equal(t, Report{Already: 30, Rows: map[string]int{}}, again)
 
-	more, err := histgen.Many(filepath.Join(root, "b"), 35) // its run ids: the 30 and five more
+	more, err := historytest.Many(filepath.Join(root, "b"), 35) // its run ids: the 30 and five more
 	require.NoError(t, err)
 	grown, _ := export(t, x, parquetstream.Sources(more, func(err error) { t.Fatal(err) }))
 	assert.Equal(t, 5, grown.Appended)
@@ -113,7 +113,7 @@ func TestReexportAddsNothing(t *testing.T) {
 	runs := tableRows(t, x.Catalog(), x.Table("runs"))
 	assert.Len(t, runs, 35)
 	for id, n := range perRun(t, tableRows(t, x.Catalog(), x.Table("turns"))) {
-		assert.Equal(t, 1, n, "turns of %s", id) // histgen's runs have one turn each
+		assert.Equal(t, 1, n, "turns of %s", id) // historytest's runs have one turn each
 	}
 }
 
@@ -121,7 +121,7 @@ func TestReexportAddsNothing(t *testing.T) {
 // rest exported.
 func TestMalformedRunIsNamed(t *testing.T) {
 	root := t.TempDir()
-	homes, err := histgen.Many(filepath.Join(root, "a"), 5)
+	homes, err := historytest.Many(filepath.Join(root, "a"), 5)
 	require.NoError(t, err)
 	bad := filepath.Join(root, "bad.jsonl")
 	require.NoError(t, os.WriteFile(bad, []byte("{not json\n\x00\xff\n"), 0o644))
@@ -171,7 +171,7 @@ func TestUnreachableStore(t *testing.T) {
 // once it has ended.
 func TestLiveRunLeftForLater(t *testing.T) {
 	root := t.TempDir()
-	fx, err := histgen.WriteFixture(root)
+	fx, err := historytest.WriteFixture(root)
 	require.NoError(t, err)
 	release, err := fx.HoldLive() // its last run goes on; the run before it was stopped: appended, cut_off
 	require.NoError(t, err)

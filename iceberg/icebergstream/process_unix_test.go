@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/parquetstream"
 	"github.com/uagentkit/stream/statedir"
 )
@@ -37,7 +37,7 @@ func exporter(t *testing.T, cat, wh string, inputs []string, killAfter string) *
 
 // runDirs writes a history of n runs and returns its run directories.
 func runDirs(t *testing.T, n int) []string {
-	homes, err := histgen.Many(filepath.Join(t.TempDir(), "h"), n)
+	homes, err := historytest.Many(filepath.Join(t.TempDir(), "h"), n)
 	require.NoError(t, err)
 	var dirs []string
 	for _, r := range statedir.OpenHistory(homes...).Runs() {

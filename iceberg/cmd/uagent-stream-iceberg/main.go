@@ -27,9 +27,9 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/iceberg/icebergstream"
-	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/parquetstream"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/termstream"
 )
 
 func main() {
@@ -44,7 +44,7 @@ func (d *dirs) Set(v string) error { *d = append(*d, v); return nil }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	say := func(format string, a ...any) {
-		fmt.Fprintf(stderr, "uagent-stream-iceberg: %s\n", safetext.Sanitize(fmt.Sprintf(format, a...), false))
+		fmt.Fprintf(stderr, "uagent-stream-iceberg: %s\n", termstream.Sanitize(fmt.Sprintf(format, a...), false))
 	}
 	if len(args) > 0 && args[0] == "export" {
 		args = args[1:]

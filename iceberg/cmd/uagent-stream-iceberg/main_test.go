@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/uagentkit/stream/internal/histgen"
+	"github.com/uagentkit/stream/history/historytest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -38,7 +38,7 @@ func TestUsage(t *testing.T) {
 // escaped.
 func TestLiveRunExitsZero(t *testing.T) {
 	root := t.TempDir()
-	fx, err := histgen.WriteFixture(filepath.Join(root, "h"))
+	fx, err := historytest.WriteFixture(filepath.Join(root, "h"))
 	require.NoError(t, err)
 	release, err := fx.HoldLive() // its last run goes on; the one before it was stopped, and is appended
 	require.NoError(t, err)

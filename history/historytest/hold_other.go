@@ -1,6 +1,6 @@
 //go:build !unix || solaris || illumos || aix
 
-package histgen
+package historytest
 
 // Hold does nothing where there is no flock (see the unix Hold): a
 // summary saying running is taken at its word there.

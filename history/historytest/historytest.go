@@ -1,10 +1,12 @@
-// Package histgen writes a person's history for the tests: run
+// Package historytest writes a person's history for tests (this
+// module's, and a program's that reads histories: an exporter, a view):
+// run
 // directories in uagent's state directory and uah's home, with the
 // records, request and summary each run's uagent writes (DESIGN.md, "What
 // uagent saves"), and uah's sidecars. The summaries' figures are what the
 // tests pin the listings against: written here, not computed by the code
 // under test.
-package histgen
+package historytest
 
 import (
 	"encoding/json"
@@ -164,11 +166,11 @@ func (r Run) write(dir string) error {
 	sum.Status, sum.RunID, sum.SessionID, sum.Provider, sum.Model = status, r.ID, r.Session, r.Provider, r.Model
 	sum.Effort, sum.Workspace, sum.StartedAt, sum.WallMS = r.Effort, r.Workspace, r.Start, r.Wall.Milliseconds()
 	if sum.Stats.Tokens != r.Tokens {
-		return fmt.Errorf("histgen: %s: the records' tokens %+v are not the run's %+v", r.ID, sum.Stats.Tokens, r.Tokens)
+		return fmt.Errorf("historytest: %s: the records' tokens %+v are not the run's %+v", r.ID, sum.Stats.Tokens, r.Tokens)
 	}
 	b, err := sum.MarshalIndent() // as stream.SummaryDTO.WriteFile writes it, without its syncs: a fixture is not a crash test
 	if err != nil {
-		return fmt.Errorf("histgen: %w", err)
+		return fmt.Errorf("historytest: %w", err)
 	}
 	return os.WriteFile(filepath.Join(dir, "summary.json"), b, 0o600)
 }

@@ -1,6 +1,6 @@
 //go:build unix && !solaris && !illumos && !aix
 
-package histgen
+package historytest
 
 import (
 	"os"
