@@ -428,3 +428,34 @@ func TestHistorySessionIDWithASlash(t *testing.T) {
 		assert.Equal(t, http.StatusOK, res.StatusCode, "%s: %s", p, body)
 	}
 }
+
+// Evicting a page whose reader has not stopped yet (a long run still being
+// read) holds no lock another request waits on: the index answers at
+// once, and the page is let go of when its reader ends.
+func TestHistoryEvictionBlocksNothing(t *testing.T) {
+	dirs, err := historytest.Many(t.TempDir(), 20)
+	require.NoError(t, err)
+	h := NewHistory(history.Open(history.DefaultPrices(), dirs...))
+	srv := httptest.NewServer(h)
+	reader := make(chan struct{}) // the slow page's reader, still reading until closed
+	defer func() {
+		close(reader)
+		h.Close()
+		srv.Close()
+	}()
+	h.mu.Lock()
+	slow := &recordedPage{rec: NewRecording(nil), stop: func() {}, done: reader}
+	slow.h = NewHandler(slow.rec)
+	h.pages["runs/slow"], h.used = slow, append([]string{"runs/slow"}, h.used...)
+	h.mu.Unlock()
+	for _, r := range h.Index().Runs()[:HistoryPages] { // the slow page, used longest ago, is evicted
+		res, body := fetch(t, srv.URL+"/runs/"+r.ID+"/summary", nil)
+		require.Equal(t, http.StatusOK, res.StatusCode, body)
+	}
+	res, body := fetch(t, srv.URL+"/api/sessions", nil) // fetch's client gives up after 5 s
+	require.Equal(t, http.StatusOK, res.StatusCode, body)
+	h.mu.Lock()
+	_, kept := h.pages["runs/slow"]
+	h.mu.Unlock()
+	assert.False(t, kept, "evicted")
+}
