@@ -34,6 +34,14 @@ const (
 // (stream.EndCutOff).
 const StoppedStatus = "cut_off"
 
+// Statuses returns every word Run.Status says: the final statuses of a
+// summary (ok, error, timeout, interrupted, disk_limit), running, and
+// StoppedStatus; a new slice each call.
+func Statuses() []string {
+	return []string{string(stream.StatusOK), string(stream.StatusError), string(stream.StatusTimeout),
+		string(stream.StatusInterrupted), string(stream.StatusDiskLimit), string(stream.StatusRunning), StoppedStatus}
+}
+
 // String returns finished, running or stopped.
 func (s State) String() string {
 	switch s {

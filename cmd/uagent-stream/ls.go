@@ -14,6 +14,7 @@ import (
 
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/statedir"
 )
 
 // cmdLs lists the history: its sessions (or runs), the latest first,
@@ -23,7 +24,7 @@ func cmdLs(e env, args []string) error {
 	var h historyFlags
 	h.register(fs)
 	runs := fs.Bool("runs", false, "a line per run instead of per session")
-	status := fs.String("status", "", "only sessions whose last run (runs that) ended with `S` (ok, failed, interrupted, running, …)")
+	status := fs.String("status", "", "only sessions whose last run (runs that) says `S`: "+strings.Join(statedir.Statuses(), ", "))
 	source := fs.String("source", "", "only sessions uah began as `S`: tui, run, subagent or review")
 	search := fs.String("search", "", "only what holds `TEXT` in a prompt, message, answer, tool label or tool argument (case-insensitive), each hit shown")
 	limit := fs.Int("limit", 0, "show at most `N`; 0 is all (default: a terminal page on a terminal, else all)")
@@ -40,6 +41,9 @@ func cmdLs(e env, args []string) error {
 	loc, f, err := h.parsed(fs)
 	if err != nil {
 		return err
+	}
+	if *status != "" && !slices.Contains(statedir.Statuses(), *status) {
+		return fs.usageError("--status wants one of " + strings.Join(statedir.Statuses(), ", "))
 	}
 	f.Status, f.Source = *status, *source
 	x, err := h.open(e)

@@ -431,3 +431,18 @@ func TestLsCJKFitsTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// --status takes only the words a run's status can be (statedir.Statuses):
+// another is a usage error naming them, not an empty listing.
+func TestLsStatusIsOneThereIs(t *testing.T) {
+	historyHome(t)
+	for _, s := range []string{"failed", "bogus", "timed_out"} {
+		code, stdout, stderr := runCmd(t, "", "ls", "--status", s)
+		assert.Equal(t, 2, code, s)
+		assert.Empty(t, stdout)
+		assert.Contains(t, stderr, "--status wants one of ok, error, timeout, interrupted, disk_limit, running, cut_off", s)
+	}
+	code, stdout, stderr := runCmd(t, "", "ls", "--runs", "--status", "cut_off", "--json")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, "20261104-070000-a7182930", "the fixture's run uagent never ended")
+}
