@@ -3,7 +3,6 @@
 package main
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,21 +21,6 @@ import (
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/tablestream"
 )
-
-// copyDir copies a directory tree.
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		require.NoError(t, err)
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	}))
-}
 
 func runIDs(rows []tablestream.RunRow) []string {
 	var ids []string

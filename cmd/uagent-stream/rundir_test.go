@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,21 @@ import (
 var stateDir = filepath.Join("..", "..", "statedir", "testdata", "state")
 
 func runDir(id string) string { return filepath.Join(stateDir, "runs", id) }
+
+// copyDir copies a directory tree.
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
+}
 
 // convert writes a run directory as the stream its test data expects;
 // what could not be read is said on stderr, sanitized, with its file and
