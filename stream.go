@@ -21,7 +21,8 @@
 // processes and replays recordings; termstream renders a stream for
 // people, timeline draws it, ssestream serves it to browsers, otelstream
 // exports it as OpenTelemetry traces, tablestream as table rows and
-// parquetstream as a Parquet dataset; acpstream puts it in editors and
+// parquetstream as a Parquet dataset; follow reads a file while another
+// process writes it (tail -F); acpstream puts it in editors and
 // a2astream before other agents; statedir reads what uagent and uah saved
 // (files), history makes of them sessions, an index, prices; schema
 // publishes the contract as JSON Schema. This package imports only the

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/uagentkit/stream/follow"
 	"github.com/uagentkit/stream/history"
 
 	"github.com/uagentkit/stream"
@@ -21,7 +22,7 @@ import (
 func cmdCat(e env, args []string) error {
 	fs := flags(e, "cat")
 	fs.stateDirFlag("")
-	follow := fs.Bool("f", false, "follow a growing file until run_finished, like tail -f; wait for it to appear, start over when it is replaced")
+	live := fs.Bool("f", false, "follow a growing file until run_finished, like tail -f; wait for it to appear, start over when it is replaced")
 	noColor := fs.Bool("no-color", false, "never colour the output (NO_COLOR also turns colour off)")
 	noReasoning := fs.Bool("no-reasoning", false, "hide the reasoning lines")
 	toolOutput := fs.Bool("tool-output", false, "under each finished tool, print the last lines of its out_path and err_path files, where they exist on this machine")
@@ -32,11 +33,11 @@ func cmdCat(e env, args []string) error {
 		return fs.usageError("want one FILE or -")
 	}
 	name := fs.Arg(0)
-	if *follow && name == "-" {
+	if *live && name == "-" {
 		return fs.usageError("-f follows a FILE; standard input cannot be followed")
 	}
-	o := termstream.Options{Color: useColor(e.stdout, *noColor), Live: *follow, NoReasoning: *noReasoning, ToolOutput: *toolOutput}
-	if !*follow {
+	o := termstream.Options{Color: useColor(e.stdout, *noColor), Live: *live, NoReasoning: *noReasoning, ToolOutput: *toolOutput}
+	if !*live {
 		in, err := openInput(e, name, nil)
 		if err != nil {
 			return err
@@ -67,8 +68,8 @@ func cmdCat(e env, args []string) error {
 		in := &input{}
 		var rd *uahstream.Reader
 		if ok && found.Session != nil { // its runs in order, the last followed
-			follow := func(r *statedir.Run) iter.Seq[stream.Event] { return r.Follow(ctx, pollInterval) }
-			if rd, in.runs, err = found.Session.Reader(new(uahstream.Session), follow); err != nil {
+			last := func(r *statedir.Run) iter.Seq[stream.Event] { return r.Follow(ctx, pollInterval) }
+			if rd, in.runs, err = found.Session.Reader(new(uahstream.Session), last); err != nil {
 				return err
 			}
 		} else {
@@ -92,16 +93,14 @@ func cmdCat(e env, args []string) error {
 	// harness's, with no closing event) until Ctrl-C. A file replaced or
 	// truncated starts over, with a separator, whatever it held.
 	s := new(uahstream.Session)
-	fr := &follower{ctx: ctx, path: name, done: func() bool { return s.Finished() }, waiting: func() {
-		fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(name, false))
-	}}
-	defer fr.close()
+	fr := followFile(ctx, e, name, func() bool { return s.Finished() })
+	defer fr.Close()
 	r := termstream.New(e.stdout, s, o)
 	running := false // a run was going on when the stream ended
 	for {
 		rd := s.Reader(fr)
 		running, err = renderFollowed(r, rd)
-		if !errors.Is(err, errReplaced) {
+		if !errors.Is(err, follow.ErrReplaced) {
 			break
 		}
 		r.Note(name + " was replaced or truncated: a new run starts")
@@ -117,6 +116,19 @@ func cmdCat(e env, args []string) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// pollInterval is how often a followed file or run directory is looked
+// at for more.
+var pollInterval = follow.DefaultPoll
+
+// followFile follows the file at path (follow.Reader) until done, saying
+// on stderr when it waits for the file to appear.
+func followFile(ctx context.Context, e env, path string, done func() bool) *follow.Reader {
+	fr := follow.NewReader(ctx, path)
+	fr.Done, fr.Poll = done, pollInterval
+	fr.Waiting = func() { fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(path, false)) }
+	return fr
 }
 
 // render renders every line rd reads, then says how the stream ended (the

@@ -33,8 +33,8 @@
 // to the views (termstream, timeline, ssestream, otelstream,
 // parquetstream, acpstream). One file per command (cat.go, validate.go,
 // stats.go, timeline.go, run.go, serve.go, acp.go, export.go, otel.go,
-// convert.go, schema.go, version.go), and one per concern they share:
-// follow.go (a growing file, for cat -f and serve), input.go (a FILE or a
+// convert.go, schema.go, version.go), and one per concern they share
+// (a growing file is the follow package's): input.go (a FILE or a
 // run directory, for every command that reads one), outcome.go (a run's
 // outcome line and exit code, for run and serve), tracing.go (OTLP, for
 // otel, run --otel and serve --otel), spill.go (what a file's worker

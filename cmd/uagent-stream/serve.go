@@ -18,6 +18,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
+	"github.com/uagentkit/stream/follow"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/ssestream"
 	"github.com/uagentkit/stream/uahstream"
@@ -92,10 +93,8 @@ func cmdServe(e env, args []string) error {
 		if in != nil {
 			rd = in.rd
 		} else { // a file, followed while it grows until its run_finished
-			fr := &follower{ctx: ctx, path: fl.Arg(0), done: sess.Finished, waiting: func() {
-				fmt.Fprintf(e.stderr, "uagent-stream: waiting for %s to appear\n", sanitize(fl.Arg(0), false))
-			}}
-			defer fr.close()
+			fr := followFile(ctx, e, fl.Arg(0), sess.Finished)
+			defer fr.Close()
 			rd = sess.Reader(fr)
 			in = &input{}
 		}
@@ -103,7 +102,7 @@ func cmdServe(e env, args []string) error {
 			rec.Add(l)
 			export.add(l)
 		})
-		if err != nil && !errors.Is(err, errReplaced) {
+		if err != nil && !errors.Is(err, follow.ErrReplaced) {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
 		}
 		reportProblems(e, in)
