@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/statedir"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // cmdLs lists the history: its sessions (or runs), the latest first,
@@ -112,7 +112,7 @@ func (l *lister) sessions(f history.Filter, search string) error {
 			return j
 		})
 	}
-	t := table{header: []string{"LAST ACTIVITY", "SESSION", "RUNS", "STATUS", "MODEL", "TOKENS IN/OUT", "COST", "WORKSPACE", "TITLE"}}
+	t := termstream.Table{Header: []string{"LAST ACTIVITY", "SESSION", "RUNS", "STATUS", "MODEL", "TOKENS IN/OUT", "COST", "WORKSPACE", "TITLE"}}
 	for _, s := range listed {
 		id := l.x.ShortID(s.ID)
 		if s.Depth > 0 {
@@ -121,11 +121,11 @@ func (l *lister) sessions(f history.Filter, search string) error {
 				id += " (review)"
 			}
 		}
-		t.add(l.stamp(s.LastActivity), sanitize(id, false), strconv.Itoa(len(s.Runs)), sanitize(s.Status, false), sanitize(s.Model, false),
+		t.Add(l.stamp(s.LastActivity), sanitize(id, false), strconv.Itoa(len(s.Runs)), sanitize(s.Status, false), sanitize(s.Model, false),
 			compact(s.Tokens.Input)+"/"+compact(s.Tokens.Output), money(s.Cost), sanitize(tilde(s.Workspace), false), sanitize(s.Title, false))
 		for _, r := range s.Runs {
 			if m, ok := found[r.ID]; ok {
-				t.note(l.match(m))
+				t.Note(l.match(m))
 			}
 		}
 	}
@@ -153,15 +153,15 @@ func (l *lister) runs(f history.Filter, search string) error {
 			return j
 		})
 	}
-	t := table{header: []string{"STARTED", "RUN", "SESSION", "#", "WALL", "STATUS", "MODEL", "TURNS", "TOOLS", "TOKENS IN/OUT", "COST", "TITLE"}}
+	t := termstream.Table{Header: []string{"STARTED", "RUN", "SESSION", "#", "WALL", "STATUS", "MODEL", "TURNS", "TOOLS", "TOKENS IN/OUT", "COST", "TITLE"}}
 	for _, r := range runs {
 		var one history.Estimate
 		one.Add(r)
-		t.add(l.stamp(r.StartedAt), sanitize(l.x.ShortID(r.ID), false), sanitize(l.x.ShortID(r.SessionID), false), strconv.Itoa(r.Seq),
+		t.Add(l.stamp(r.StartedAt), sanitize(l.x.ShortID(r.ID), false), sanitize(l.x.ShortID(r.SessionID), false), strconv.Itoa(r.Seq),
 			wall(r.WallMS), sanitize(r.Status, false), sanitize(r.Model, false), strconv.Itoa(r.Turns), strconv.Itoa(r.ToolCalls),
 			compact(r.Tokens.Input)+"/"+compact(r.Tokens.Output), money(one), sanitize(r.Title, false))
 		if m, ok := found[r.ID]; ok {
-			t.note(l.match(m))
+			t.Note(l.match(m))
 		}
 	}
 	return l.writeTable(t, est, len(runs))
@@ -222,86 +222,13 @@ func (l *lister) writeJSON(v any) error {
 
 // writeTable writes the table, its last column cut to the terminal's
 // width, and what its costs are.
-func (l *lister) writeTable(t table, est history.Estimate, n int) error {
+func (l *lister) writeTable(t termstream.Table, est history.Estimate, n int) error {
 	cols, _, _ := l.size()
 	if n == 0 {
 		fmt.Fprintln(l.e.stdout, "nothing in the history matches")
 		return nil
 	}
-	t.write(l.e.stdout, cols)
-	fmt.Fprintln(l.e.stdout, wrap("("+estimateNote(est)+")", cols))
+	t.Write(l.e.stdout, cols)
+	fmt.Fprintln(l.e.stdout, termstream.Wrap("("+estimateNote(est)+")", cols))
 	return nil
-}
-
-// table is rows of columns, written aligned; notes go under their row.
-type table struct {
-	header []string
-	rows   [][]string
-	notes  map[int][]string
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) note(s string) {
-	if t.notes == nil {
-		t.notes = map[int][]string{}
-	}
-	t.notes[len(t.rows)-1] = append(t.notes[len(t.rows)-1], s)
-}
-
-// write writes the table, its columns aligned by display columns (see
-// textWidth); with width > 0, each line cut to width columns.
-func (t *table) write(w io.Writer, width int) {
-	widths := make([]int, len(t.header))
-	for _, r := range append([][]string{t.header}, t.rows...) {
-		for i, c := range r[:len(r)-1] {
-			widths[i] = max(widths[i], textWidth(c))
-		}
-	}
-	line := func(cells []string) string {
-		var b strings.Builder
-		for i, c := range cells {
-			b.WriteString(c)
-			if i < len(cells)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-textWidth(c)+2))
-			}
-		}
-		return cut(strings.TrimRight(b.String(), " "), width)
-	}
-	fmt.Fprintln(w, line(t.header))
-	for i, r := range t.rows {
-		fmt.Fprintln(w, line(r))
-		for _, n := range t.notes[i] {
-			fmt.Fprintln(w, cut("    "+n, width))
-		}
-	}
-}
-
-// wrap breaks s into lines of at most width columns at spaces (a word
-// longer than width on a line of its own); all of it without a width.
-func wrap(s string, width int) string {
-	if width <= 0 {
-		return s
-	}
-	var b strings.Builder
-	n := 0
-	for i, w := range strings.Fields(s) {
-		k := textWidth(w)
-		if i > 0 && n+1+k > width {
-			b.WriteByte('\n')
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(w)
-		n += k
-	}
-	return b.String()
-}
-
-// cut is s (already sanitized) on one line, cut to width display
-// columns (cutColumns); all of it without a width.
-func cut(s string, width int) string {
-	return cutColumns(safetext.OneLine(s, len(s)+1), width)
 }

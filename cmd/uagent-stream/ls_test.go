@@ -16,6 +16,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/history/historytest"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // historyHome writes the fixture's history where a person's is looked
@@ -415,7 +416,7 @@ func TestLsCJKFitsTheTerminal(t *testing.T) {
 			require.Equal(t, 0, code, stderr)
 			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 			for _, l := range lines {
-				assert.LessOrEqual(t, textWidth(l), w, "%v at %d: %s", args, w, l)
+				assert.LessOrEqual(t, termstream.Width(l), w, "%v at %d: %s", args, w, l)
 			}
 			// The title starts at one display column in the header and in
 			// the row whose workspace (before it) is Chinese.
@@ -426,7 +427,7 @@ func TestLsCJKFitsTheTerminal(t *testing.T) {
 				}
 			}
 			if h, r := strings.Index(lines[0], "TITLE"), strings.Index(row, "修"); h >= 0 && r >= 0 {
-				assert.Equal(t, textWidth(lines[0][:h]), textWidth(row[:r]), "%v at %d:\n%s\n%s", args, w, lines[0], row)
+				assert.Equal(t, termstream.Width(lines[0][:h]), termstream.Width(row[:r]), "%v at %d:\n%s\n%s", args, w, lines[0], row)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // cmdUsage adds up the history's tokens by day, week, month, session,
@@ -44,9 +45,9 @@ func cmdUsage(e env, args []string) error {
 		return l.writeJSON(history.Report(*by, loc, rows, total))
 	}
 	head := strings.ToUpper(*by)
-	t := table{header: []string{head, "SESSIONS", "RUNS", "INPUT", "CACHED", "CACHE WRITES", "OUTPUT (REASONING)", "TOTAL", "COST"}}
+	t := termstream.Table{Header: []string{head, "SESSIONS", "RUNS", "INPUT", "CACHED", "CACHE WRITES", "OUTPUT (REASONING)", "TOTAL", "COST"}}
 	if *by == history.BySession {
-		t.header = slices.Insert(t.header, 3, "SUBAGENTS")
+		t.Header = slices.Insert(t.Header, 3, "SUBAGENTS")
 	}
 	row := func(name string, u history.UsageRow) {
 		cells := []string{name, strconv.Itoa(u.Sessions), strconv.Itoa(u.Runs), thousands(u.UncachedInput()), thousands(u.Tokens.CachedInput),
@@ -54,7 +55,7 @@ func cmdUsage(e env, args []string) error {
 		if *by == history.BySession {
 			cells = slices.Insert(cells, 3, strconv.Itoa(u.Subagents))
 		}
-		t.add(cells...)
+		t.Add(cells...)
 	}
 	for _, r := range rows {
 		name := r.Period
@@ -71,7 +72,7 @@ func cmdUsage(e env, args []string) error {
 	}
 	row("total", total)
 	cols, _, _ := l.size()
-	t.write(e.stdout, cols)
-	_, err = e.stdout.Write([]byte(wrap("("+estimateNote(total.Cost)+")", cols) + "\n"))
+	t.Write(e.stdout, cols)
+	_, err = e.stdout.Write([]byte(termstream.Wrap("("+estimateNote(total.Cost)+")", cols) + "\n"))
 	return err
 }
