@@ -2,6 +2,7 @@ package otelstream
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -334,4 +335,14 @@ func TestARunPerTrace(t *testing.T) {
 	require.Len(t, roots, 3)
 	assert.NotEqual(t, roots["r1"], roots["r2"])
 	assert.NotEqual(t, roots["r2"], roots["r3"])
+}
+
+// NewTracing takes the OTLP protocol from OpenTelemetry's variables: one
+// it does not know is an error naming it, not a silent default.
+func TestNewTracingProtocol(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "carrier-pigeon")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "")
+	_, err := NewTracing(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "carrier-pigeon")
 }

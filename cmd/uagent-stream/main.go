@@ -36,8 +36,8 @@
 // convert.go, schema.go, version.go), and one per concern they share
 // (a growing file is the follow package's): input.go (a FILE or a
 // run directory, for every command that reads one), outcome.go (a run's
-// outcome line and exit code, for run and serve), tracing.go (OTLP, for
-// otel, run --otel and serve --otel), spill.go (what a file's worker
+// outcome line and exit code, for run and serve), tracing.go (the live
+// export of run --otel and serve --otel; otelstream.Tracing is OTLP), spill.go (what a file's worker
 // says, until its turn), sanitize.go, linewriter.go, reap_*.go and
 // term_*.go.
 package main

@@ -20,7 +20,7 @@ func cmdOtel(e env, args []string) error {
 	if fs.NArg() == 0 {
 		return fs.usageError("want at least one FILE or -")
 	}
-	t, err := newTracing(context.Background())
+	t, err := otelstream.NewTracing(context.Background())
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func cmdOtel(e env, args []string) error {
 			failed = errors.Join(failed, err)
 			continue
 		}
-		x := otelstream.New(t.tp, opts...) // a trace per run
+		x := otelstream.New(t.Provider(), opts...) // a trace per run
 		if err := readInto(in.rd, func(l uahstream.Line) { x.Add(l) }); err != nil {
 			failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
 		}
@@ -45,7 +45,7 @@ func cmdOtel(e env, args []string) error {
 			failed = errors.Join(failed, fmt.Errorf("%s: parts of the run directory could not be read", name))
 		}
 	}
-	if err := t.shutdown(); err != nil {
+	if err := t.Shutdown(); err != nil {
 		failed = errors.Join(failed, err)
 	}
 	return failed
