@@ -35,17 +35,20 @@ func (t *Table) Note(s string) {
 // Write writes the table to w, its columns aligned by display columns;
 // with width > 0, each line cut to width columns ("…" where it is cut).
 func (t *Table) Write(w io.Writer, width int) {
-	widths := make([]int, len(t.Header))
+	var widths []int
 	for _, r := range append([][]string{t.Header}, t.rows...) {
-		for i, c := range r[:len(r)-1] {
-			widths[i] = max(widths[i], Width(c))
+		for i := range max(len(r)-1, 0) { // the last cell of a row is as long as it is
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], Width(r[i]))
 		}
 	}
 	line := func(cells []string) string {
 		var b strings.Builder
 		for i, c := range cells {
 			b.WriteString(c)
-			if i < len(cells)-1 {
+			if i < len(cells)-1 && i < len(widths) {
 				b.WriteString(strings.Repeat(" ", widths[i]-Width(c)+2))
 			}
 		}

@@ -35,3 +35,13 @@ func TestTableByDisplayColumns(t *testing.T) {
 	}
 	assert.Equal(t, "a b\nc", Wrap("a b c", 3))
 }
+
+// Rows of any length, an empty one included, are written, never a panic.
+func TestTableRowsOfAnyLength(t *testing.T) {
+	var b strings.Builder
+	tb := Table{Header: []string{"A"}}
+	tb.Add()
+	tb.Add("x", "y", "z")
+	tb.Write(&b, 0)
+	assert.Equal(t, "A\n\nx  y  z\n", b.String())
+}
