@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream/a2astream"
+	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/ssestream"
 	"github.com/uagentkit/stream/statedir"
 )
@@ -35,7 +36,7 @@ func cmdA2A(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	becomeSubreaper()
+	execstream.BecomeSubreaper()
 	opts := []a2astream.Option{a2astream.WithInfo("uagent", versionString()), a2astream.WithLog(e.stderr), a2astream.WithToken(token)}
 	if dirs, err := statedir.Homes(*stateDirs); err == nil {
 		opts = append(opts, a2astream.WithStateDir(dirs...))

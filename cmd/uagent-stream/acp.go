@@ -33,7 +33,7 @@ func cmdACP(e env, args []string) error {
 	if fl.NArg() == 0 {
 		return fl.usageError("want a COMMAND to run for each prompt, such as: -- uagent --stream")
 	}
-	becomeSubreaper()
+	execstream.BecomeSubreaper()
 	argv := fl.Args()
 	start := reapedStarter(argv, *grace)
 	opts := []acpstream.Option{acpstream.WithInfo("uagent-stream", versionString()), acpstream.WithLog(e.stderr), acpstream.WithContextWindow(*window)}
@@ -60,7 +60,7 @@ func reapedStarter(argv []string, grace time.Duration) execstream.Starter {
 		b := make([]byte, 12)
 		rand.Read(b)
 		marker := enchex.EncodeToString(b)
-		mark := func(cmd *exec.Cmd) { cmd.Env = append(cmd.Environ(), runMarker+"="+marker) }
+		mark := func(cmd *exec.Cmd) { cmd.Env = append(cmd.Environ(), execstream.RunMarker+"="+marker) }
 		run, err := execstream.Command(argv, mark, execstream.WithGrace(grace))(ctx, p)
 		if err != nil {
 			return nil, err
@@ -78,6 +78,6 @@ type reapedRun struct {
 
 func (r *reapedRun) Wait() (execstream.Outcome, error) {
 	o, err := r.Handle.Wait()
-	reapMarked(r.marker, r.grace)
+	execstream.ReapMarked(r.marker, r.grace)
 	return o, err
 }

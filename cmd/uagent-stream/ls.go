@@ -72,7 +72,7 @@ type lister struct {
 
 // size is the terminal's, from $COLUMNS and $LINES when they say.
 func (l *lister) size() (cols, rows int, ok bool) {
-	cols, rows, ok = termSize(l.e.stdout)
+	cols, rows, ok = termstream.Size(l.e.stdout)
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		cols, ok = n, true
 	}

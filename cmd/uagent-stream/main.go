@@ -50,6 +50,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/uagentkit/stream/termstream"
 )
 
 func main() {
@@ -321,15 +323,5 @@ func useColor(w io.Writer, noColor bool) bool {
 	if os.Getenv("UAGENT_STREAM_FORCE_COLOR") != "" { // for tests of the coloured output
 		return true
 	}
-	return isTerminal(w)
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return termstream.IsTerminal(w)
 }

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os/exec"
 	"sync"
 	"syscall"
 
-	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/execstream"
 )
 
@@ -17,7 +13,7 @@ import (
 // start it, on a line of its own after the command's stderr, and the error
 // of reading it, if any; it returns the exit code for the outcome.
 func reportOutcome(e env, stderr *lastByte, name string, o execstream.Outcome, err error) int {
-	code := exitCode(o)
+	code := o.ShellExitCode()
 	how := fmt.Sprintf("exit %d", o.ExitCode)
 	if sig, ok := o.Signal.(syscall.Signal); ok {
 		how = fmt.Sprintf("killed by signal %d (%s)", int(sig), sig)
@@ -36,32 +32,6 @@ func reportOutcome(e env, stderr *lastByte, name string, o execstream.Outcome, e
 		}
 	}
 	return code
-}
-
-// exitCode is the exit code of run (and serve) for a run's outcome: the
-// command's own, 128+signal when a signal killed it, 130 when the run was
-// interrupted.
-func exitCode(o execstream.Outcome) int {
-	code := o.ExitCode
-	if sig, ok := o.Signal.(syscall.Signal); ok {
-		code = 128 + int(sig)
-	}
-	if o.Status == stream.StatusInterrupted {
-		code = stream.ExitInterrupted
-	}
-	return code
-}
-
-// startFailure is the exit code for a command that could not start: 127
-// when it does not exist, 126 when it cannot be executed, as shells say.
-func startFailure(err error) int {
-	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, exec.ErrNotFound):
-		return 127
-	case errors.Is(err, fs.ErrPermission):
-		return 126
-	}
-	return 1
 }
 
 // lastByte passes writes through and remembers whether the last byte

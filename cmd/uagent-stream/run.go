@@ -37,7 +37,7 @@ func cmdRun(e env, args []string) error {
 	}
 	// The command owns its process: descendants that leave the run's
 	// process group are reparented here (Linux) and stopped at the end.
-	becomeSubreaper()
+	execstream.BecomeSubreaper()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -55,24 +55,24 @@ func cmdRun(e env, args []string) error {
 		defer f.Close()
 		copies = append(copies, f)
 	}
-	var jsonLines *lineWriter
+	var jsonLines *termstream.LineWriter
 	if *asJSON {
-		jsonLines = &lineWriter{w: jsonOut{e.stdout}, max: stream.DefaultMaxLineSize, long: func(line int) {
+		jsonLines = termstream.NewLineWriter(jsonOut{e.stdout}, stream.DefaultMaxLineSize, func(line int) {
 			stderr.newline()
 			fmt.Fprintf(stderr, "uagent-stream: line %d is longer than %d bytes: passed on as it comes\n", line, stream.DefaultMaxLineSize)
-		}}
+		})
 		copies = append(copies, jsonLines)
 	}
 	opts := []execstream.Option{execstream.WithGrace(*grace)}
 	if len(copies) > 0 {
 		opts = append(opts, execstream.WithStdoutCopy(io.MultiWriter(copies...)))
 	}
-	restore := foreground(cmd, e.stdin)
+	restore := execstream.Foreground(cmd, e.stdin)
 	run, err := execstream.Start(ctx, cmd, opts...)
 	if err != nil {
 		restore()
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		return exitError{startFailure(err)}
+		return exitError{execstream.StartExitCode(err)}
 	}
 	export := newLiveExport(e, *otelOn, *otelContent)
 	var r *termstream.Renderer
@@ -90,9 +90,9 @@ func cmdRun(e env, args []string) error {
 		r.Finish(o.Verdict) // the closing line says what the outcome line says
 	}
 	restore() // the terminal first: nothing below needs the child
-	reapOrphans(*grace)
+	execstream.ReapOrphans(*grace)
 	if jsonLines != nil {
-		jsonLines.flush()
+		jsonLines.Flush()
 	}
 	export.end(e, o.Status) // a bounded flush, beside the run's own result
 	code := reportOutcome(e, stderr, name, o, err)

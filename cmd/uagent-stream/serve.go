@@ -126,17 +126,17 @@ func cmdServe(e env, args []string) error {
 // (folded once, into sess, which the record was made with) and ends the
 // record with its outcome; it returns run's exit code.
 func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, sess *uahstream.Session, command []string, grace time.Duration, export *liveExport) (int, stream.Status) {
-	becomeSubreaper()
+	execstream.BecomeSubreaper()
 	cmd := exec.Command(command[0], command[1:]...)
 	cmd.Stdin = e.stdin
 	stderr := &lastByte{w: e.stderr}
 	cmd.Stderr = stderr
-	restore := foreground(cmd, e.stdin) // as run does: the command reads the terminal, Ctrl-C reaches it
+	restore := execstream.Foreground(cmd, e.stdin) // as run does: the command reads the terminal, Ctrl-C reaches it
 	run, err := execstream.Start(ctx, cmd, execstream.WithGrace(grace), execstream.WithSession(sess), execstream.WithRaw())
 	if err != nil {
 		restore()
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(err.Error(), false))
-		code := startFailure(err)
+		code := execstream.StartExitCode(err)
 		v := sess.VerdictOf(code, "") // the fold's, as for a run: no line, and run's exit code
 		rec.End(&v)
 		return code, v.Status
@@ -147,7 +147,7 @@ func serveCommand(ctx context.Context, e env, rec *ssestream.Recording, sess *ua
 	}
 	o, err := run.Wait()
 	restore()
-	reapOrphans(grace)
+	execstream.ReapOrphans(grace)
 	rec.End(&o.Verdict)
 	return reportOutcome(e, stderr, command[0], o, err), o.Status
 }

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package main
+package execstream
 
 import (
 	"io"
@@ -11,13 +11,13 @@ import (
 	"unsafe"
 )
 
-// foreground hands the terminal to the command's process group for the
+// Foreground hands the terminal to the command's process group for the
 // run, as a shell does, when stdin is the controlling terminal and this
 // process is in its foreground: the command can then read the terminal
 // (no SIGTTIN), and Ctrl-C reaches it at once. The returned function gives
 // the terminal back; call it once the run has ended. When stdin is not a
 // terminal in the foreground, nothing changes.
-func foreground(cmd *exec.Cmd, stdin io.Reader) (restore func()) {
+func Foreground(cmd *exec.Cmd, stdin io.Reader) (restore func()) {
 	f, ok := stdin.(*os.File)
 	if !ok {
 		return func() {}
@@ -55,18 +55,4 @@ func tcsetpgrp(fd, pgrp int) error {
 		return e
 	}
 	return nil
-}
-
-// termSize is the size of the terminal w is, in columns and rows; ok
-// false when w is not a terminal.
-func termSize(w any) (cols, rows int, ok bool) {
-	f, isFile := w.(*os.File)
-	if !isFile || !isTerminal(w) {
-		return 0, 0, false
-	}
-	var ws struct{ rows, cols, x, y uint16 }
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), uintptr(syscall.TIOCGWINSZ), uintptr(unsafe.Pointer(&ws))); e != 0 || ws.cols == 0 {
-		return 0, 0, false
-	}
-	return int(ws.cols), int(ws.rows), true
 }

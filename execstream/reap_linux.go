@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package execstream
 
 import (
 	"bytes"
@@ -14,29 +14,26 @@ import (
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
 const prSetChildSubreaper = 36
 
-// becomeSubreaper makes this process the parent of every orphaned
+// BecomeSubreaper makes this process the parent of every orphaned
 // descendant (one that called setsid, or whose parent died), instead of
-// init, so that reapOrphans can find and stop them. The command owns its
-// process, so it may; the library may not.
-func becomeSubreaper() {
+// init, so that ReapOrphans can find and stop them. Only a program that
+// owns its process may call it (a command, not a library it links): it
+// changes what the whole process is the parent of.
+func BecomeSubreaper() {
 	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
 }
 
-// reapOrphans stops the descendants that outlived the run: those that left
+// ReapOrphans stops the descendants that outlived the run: those that left
 // its process group and were reparented to this process. They get SIGTERM
 // and the grace period, then SIGKILL; every one is reaped. Call it after
-// the run's Wait, when this process has no child of its own left.
-func reapOrphans(grace time.Duration) int { return reapChildren(grace, nil) }
+// the run's Wait, when this process has no child of its own left. It
+// returns how many it reaped.
+func ReapOrphans(grace time.Duration) int { return reapChildren(grace, nil) }
 
-// runMarker names the variable that marks every process of one run of acp
-// (inherited by its descendants, setsid or not), so that the orphans of one
-// run are stopped without touching the runs of other sessions.
-const runMarker = "UAGENT_STREAM_RUN"
-
-// reapMarked stops, as reapOrphans does, the children of this process
-// whose environment has runMarker=marker: the orphans of that run alone.
-func reapMarked(marker string, grace time.Duration) int {
-	want := []byte(runMarker + "=" + marker)
+// ReapMarked stops, as ReapOrphans does, the children of this process
+// whose environment has RunMarker=marker: the orphans of that run alone.
+func ReapMarked(marker string, grace time.Duration) int {
+	want := []byte(RunMarker + "=" + marker)
 	return reapChildren(grace, func(pid int) bool {
 		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		return err == nil && slices.ContainsFunc(bytes.Split(env, []byte{0}), func(kv []byte) bool { return bytes.Equal(kv, want) })

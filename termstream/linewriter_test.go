@@ -1,4 +1,4 @@
-package main
+package termstream
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func (w *writes) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// lineWriter holds at most max bytes of a line: shorter lines go out whole,
+// LineWriter holds at most max bytes of a line: shorter lines go out whole,
 // a longer one is reported and passed on as it comes, never cut inside a
 // character; every byte arrives, in order, whatever the chunking.
 func TestLineWriterBoundsALine(t *testing.T) {
@@ -27,11 +27,11 @@ func TestLineWriterBoundsALine(t *testing.T) {
 	for chunk := 1; chunk <= len(in); chunk++ {
 		w := &writes{}
 		var long []int
-		l := &lineWriter{w: w, max: 16, long: func(n int) { long = append(long, n) }}
+		l := &LineWriter{w: w, max: 16, long: func(n int) { long = append(long, n) }}
 		for i := 0; i < len(in); i += chunk {
 			l.Write([]byte(in[i:min(i+chunk, len(in))]))
 		}
-		l.flush()
+		l.Flush()
 		all := bytes.Join(w.got, nil)
 		assert.Equal(t, in, string(all), "chunk %d: every byte, in order", chunk)
 		assert.Equal(t, []int{3, 5}, long, "chunk %d: the overlong lines, by number", chunk)
@@ -50,7 +50,7 @@ func TestLineWriterBoundsALine(t *testing.T) {
 
 // A line of any length costs at most max bytes held.
 func TestLineWriterHoldsAtMostMax(t *testing.T) {
-	l := &lineWriter{w: io.Discard, max: 1 << 10, long: func(int) {}}
+	l := &LineWriter{w: io.Discard, max: 1 << 10, long: func(int) {}}
 	for range 10000 {
 		l.Write([]byte(strings.Repeat("x", 1000)))
 		if len(l.buf) > 1<<10+1000 {
@@ -75,12 +75,12 @@ func TestLineWriterLooksAtEachByteOnce(t *testing.T) {
 		return i
 	}
 	var out bytes.Buffer
-	l := &lineWriter{w: &out, max: 64 << 20, long: func(int) {}, index: count}
+	l := &LineWriter{w: &out, max: 64 << 20, long: func(int) {}, index: count}
 	line := strings.Repeat("x", 8<<20) + "\n"
 	for i := 0; i < len(line); i += 4096 {
 		l.Write([]byte(line[i:min(i+4096, len(line))]))
 	}
-	l.flush()
+	l.Flush()
 	assert.Equal(t, line, out.String())
 	assert.Equal(t, len(line), looked, "each byte looked at once")
 }
@@ -94,7 +94,7 @@ func BenchmarkLineWriterLongLine(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMiB", mib), func(b *testing.B) {
 			b.SetBytes(int64(len(line)))
 			for b.Loop() {
-				l := &lineWriter{w: io.Discard, max: 64 << 20, long: func(int) {}}
+				l := &LineWriter{w: io.Discard, max: 64 << 20, long: func(int) {}}
 				for i := 0; i < len(line); i += 64 << 10 {
 					l.Write(line[i:min(i+64<<10, len(line))])
 				}

@@ -1,4 +1,4 @@
-package main
+package termstream
 
 import (
 	"bytes"
@@ -6,12 +6,19 @@ import (
 	"unicode/utf8"
 )
 
-// lineWriter passes whole lines to w, so that w sees no character cut in
+// NewLineWriter returns a LineWriter to w that holds at most max bytes of
+// a line, calling long with the number of a line longer than that.
+func NewLineWriter(w io.Writer, max int, long func(line int)) *LineWriter {
+	return &LineWriter{w: w, max: max, long: long}
+}
+
+// LineWriter passes whole lines to w, so that w sees no character cut in
 // two, holding at most max bytes of a line: a longer line is reported (its
 // number to long) and passed on as it comes, cut only between characters.
 // Each byte written is looked at once, whatever is held: the cost of a
-// write is its own length. flush writes what is left.
-type lineWriter struct {
+// write is its own length. Flush writes what is left. A LineWriter is
+// not safe for concurrent use.
+type LineWriter struct {
 	w        io.Writer
 	max      int
 	long     func(line int)
@@ -24,7 +31,9 @@ type lineWriter struct {
 	index func([]byte, byte) int
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
+// Write passes on the lines p ends, and holds the rest (see LineWriter);
+// it never fails but for w.
+func (l *LineWriter) Write(p []byte) (int, error) {
 	index := l.index
 	if index == nil {
 		index = bytes.IndexByte
@@ -80,7 +89,8 @@ func partialRune(b []byte) int {
 	return 0
 }
 
-func (l *lineWriter) flush() {
+// Flush writes what is held of a line not ended yet.
+func (l *LineWriter) Flush() {
 	if len(l.buf) > 0 {
 		l.w.Write(l.buf)
 		l.buf = l.buf[:0]
