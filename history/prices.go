@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/regular"
 )
 
 // Price is one row of a price table: what a provider publishes for one
@@ -58,6 +59,22 @@ func DefaultPrices() Prices {
 // MaxPricesFile is the largest price table ParsePrices reads (LiteLLM's,
 // every model the community prices, is about 1 MB).
 const MaxPricesFile = 16 << 20
+
+// ReadPrices reads the price table in the file path (see ParsePrices): a
+// regular file only (a FIFO or a device is no table), MaxPricesFile bytes
+// at most. Its error names the file.
+func ReadPrices(path string) (Prices, error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return Prices{}, err
+	}
+	defer f.Close()
+	p, err := ParsePrices(f)
+	if err != nil {
+		return Prices{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
 
 // ParsePrices reads a price table: a JSON array of Price objects. Every
 // row needs its provider and model, and a rate that is a number (not

@@ -2,17 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/uagentkit/stream/history"
-	"github.com/uagentkit/stream/internal/regular"
 	"github.com/uagentkit/stream/statedir"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // historyFlags are the flags of the commands that read the history (ls,
@@ -102,14 +97,9 @@ func (h *historyFlags) open(e env) (*history.Index, error) {
 	}
 	prices := history.DefaultPrices()
 	if h.prices != "" {
-		f, err := regular.Open(h.prices) // a FIFO or /dev/zero is no table
+		more, err := history.ReadPrices(h.prices)
 		if err != nil {
 			return nil, err
-		}
-		more, err := history.ParsePrices(f) // read to history.MaxPricesFile at most
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", h.prices, err)
 		}
 		prices = prices.With(more)
 	}
@@ -135,55 +125,7 @@ func unpriced(e env, est history.Estimate) {
 // estimateNote is what every cost shown is, sanitized.
 func estimateNote(est history.Estimate) string { return sanitize(est.Note(), false) }
 
-// money is a cost as a person reads it: "$1.23"; "≥$1.23" when some of
-// its tokens are unpriced; "?" when none is priced.
+// money is an estimate's cost as a person reads it (termstream.Money).
 func money(est history.Estimate) string {
-	v := est.USDOrNil()
-	switch {
-	case v == nil:
-		return "?"
-	case est.UnpricedTokens > 0:
-		return "≥" + dollars(*v)
-	}
-	return dollars(*v)
-}
-
-func dollars(v float64) string {
-	if v > 0 && v < 0.01 {
-		return fmt.Sprintf("$%.4f", v)
-	}
-	return fmt.Sprintf("$%.2f", v)
-}
-
-// compact is a token count in a few characters: 950, 12.3k, 1.5M.
-func compact(n int64) string {
-	switch {
-	case n < 1000:
-		return strconv.FormatInt(n, 10)
-	case n < 1_000_000:
-		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
-	case n < 1_000_000_000:
-		return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
-	}
-	return strconv.FormatFloat(float64(n)/1e9, 'f', 1, 64) + "G"
-}
-
-func thousands(n int64) string { return english.Sprint(n) }
-
-// english writes numbers as the tables do: 1,234,567.
-var english = message.NewPrinter(language.English)
-
-// tilde writes a path under the home directory with ~.
-func tilde(path string) string {
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" || path == "" {
-		return path
-	}
-	if path == home {
-		return "~"
-	}
-	if rest, ok := strings.CutPrefix(path, home+string(filepath.Separator)); ok {
-		return "~" + string(filepath.Separator) + rest
-	}
-	return path
+	return termstream.Money(est.USDOrNil(), est.UnpricedTokens > 0)
 }

@@ -122,7 +122,7 @@ func (l *lister) sessions(f history.Filter, search string) error {
 			}
 		}
 		t.Add(l.stamp(s.LastActivity), sanitize(id, false), strconv.Itoa(len(s.Runs)), sanitize(s.Status, false), sanitize(s.Model, false),
-			compact(s.Tokens.Input)+"/"+compact(s.Tokens.Output), money(s.Cost), sanitize(tilde(s.Workspace), false), sanitize(s.Title, false))
+			termstream.Compact(s.Tokens.Input)+"/"+termstream.Compact(s.Tokens.Output), money(s.Cost), sanitize(termstream.Tilde(s.Workspace), false), sanitize(s.Title, false))
 		for _, r := range s.Runs {
 			if m, ok := found[r.ID]; ok {
 				t.Note(l.match(m))
@@ -158,8 +158,8 @@ func (l *lister) runs(f history.Filter, search string) error {
 		var one history.Estimate
 		one.Add(r)
 		t.Add(l.stamp(r.StartedAt), sanitize(l.x.ShortID(r.ID), false), sanitize(l.x.ShortID(r.SessionID), false), strconv.Itoa(r.Seq),
-			wall(r.WallMS), sanitize(r.Status, false), sanitize(r.Model, false), strconv.Itoa(r.Turns), strconv.Itoa(r.ToolCalls),
-			compact(r.Tokens.Input)+"/"+compact(r.Tokens.Output), money(one), sanitize(r.Title, false))
+			termstream.Wall(r.WallMS), sanitize(r.Status, false), sanitize(r.Model, false), strconv.Itoa(r.Turns), strconv.Itoa(r.ToolCalls),
+			termstream.Compact(r.Tokens.Input)+"/"+termstream.Compact(r.Tokens.Output), money(one), sanitize(r.Title, false))
 		if m, ok := found[r.ID]; ok {
 			t.Note(l.match(m))
 		}
@@ -177,10 +177,6 @@ func (l *lister) stamp(t time.Time) string {
 		return "-"
 	}
 	return t.In(l.loc).Format("2006-01-02 15:04")
-}
-
-func wall(ms int64) string {
-	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
 }
 
 // writeArray writes items as an indented JSON array, an item at a time

@@ -74,7 +74,7 @@ func TestLsSessions(t *testing.T) {
 		assert.LessOrEqual(t, len([]rune(l)), 100, l)
 	}
 	// A path under the home directory is written with ~.
-	assert.Equal(t, "~/x", tilde(filepath.Join(os.Getenv("HOME"), "x")))
+	assert.Equal(t, "~/x", termstream.Tilde(filepath.Join(os.Getenv("HOME"), "x")))
 }
 
 // ls --json: the objects' fields, named as the tables' columns, each the

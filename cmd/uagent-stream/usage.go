@@ -50,8 +50,8 @@ func cmdUsage(e env, args []string) error {
 		t.Header = slices.Insert(t.Header, 3, "SUBAGENTS")
 	}
 	row := func(name string, u history.UsageRow) {
-		cells := []string{name, strconv.Itoa(u.Sessions), strconv.Itoa(u.Runs), thousands(u.UncachedInput()), thousands(u.Tokens.CachedInput),
-			thousands(u.Tokens.CacheWriteInput), thousands(u.Tokens.Output) + " (" + thousands(u.Tokens.Reasoning) + ")", thousands(u.Total()), money(u.Cost)}
+		cells := []string{name, strconv.Itoa(u.Sessions), strconv.Itoa(u.Runs), termstream.Thousands(u.UncachedInput()), termstream.Thousands(u.Tokens.CachedInput),
+			termstream.Thousands(u.Tokens.CacheWriteInput), termstream.Thousands(u.Tokens.Output) + " (" + termstream.Thousands(u.Tokens.Reasoning) + ")", termstream.Thousands(u.Total()), money(u.Cost)}
 		if *by == history.BySession {
 			cells = slices.Insert(cells, 3, strconv.Itoa(u.Subagents))
 		}
@@ -63,7 +63,7 @@ func cmdUsage(e env, args []string) error {
 		case history.BySession:
 			name = x.ShortID(name)
 		case history.ByWorkspace:
-			name = tilde(name)
+			name = termstream.Tilde(name)
 		}
 		row(sanitize(name, false), r)
 		for _, m := range r.Models {
