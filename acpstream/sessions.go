@@ -2,7 +2,6 @@ package acpstream
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -169,7 +168,7 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 			}
 		}
 		for _, err := range r.Problems() {
-			if serious(err) {
+			if statedir.Serious(err) {
 				unread = append(unread, err)
 			}
 		}
@@ -182,12 +181,6 @@ func (a *Agent) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.Lo
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return acp.LoadSessionResponse{ConfigOptions: a.configOptions(s)}, nil
-}
-
-// serious reports a problem of a saved run that is more than the run
-// being cut off or written: a file that could not be read.
-func serious(err error) bool {
-	return !errors.Is(err, statedir.ErrNoSummary) && !errors.Is(err, statedir.ErrRunning) && !errors.Is(err, statedir.ErrWriteInProgress)
 }
 
 // open makes a session the agent answers prompts of (or returns the one

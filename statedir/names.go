@@ -81,3 +81,17 @@ func FindRun(dirs []string, id string) (*Run, []error, error) {
 	}
 	return found, problems, nil
 }
+
+// Saved reports whether path is a file uagent or uah saved: one of a run
+// directory's (events.jsonl, summary.json, request.json, stderr.log) or
+// one under a state directory's sessions/. A program that writes files
+// it makes refuses these: they are what it reads.
+func Saved(path string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	dir, base := filepath.Dir(abs), filepath.Base(abs)
+	return IsRun(dir) && slices.Contains([]string{EventsFile, SummaryFile, RequestFile, StderrFile}, base) ||
+		filepath.Base(dir) == SessionsDir && IsStateDir(filepath.Dir(dir))
+}

@@ -125,6 +125,13 @@ var (
 	ErrRecordTooLong = errors.New("a record longer than the line limit")
 )
 
+// Serious reports a Problem that is more than the run being cut off,
+// running or being written (ErrNoSummary, ErrRunning,
+// ErrWriteInProgress): a file of the run that could not be read.
+func Serious(p error) bool {
+	return !errors.Is(p, ErrNoSummary) && !errors.Is(p, ErrRunning) && !errors.Is(p, ErrWriteInProgress)
+}
+
 // Problem is what could not be read of a run directory: the file, the
 // line (0 for the file as a whole) and why. Everything else of the run is
 // still read.

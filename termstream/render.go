@@ -149,6 +149,24 @@ func (r *Renderer) Finish(v stream.Verdict) {
 	r.end(v, true)
 }
 
+// Render renders every line rd reads (Add), the session's end included,
+// then says how the stream ended (Finish, with the session's verdict),
+// and flushes. running reports a run that was still going when the
+// stream ended (cut off, or not ended yet); err is the reader's own
+// (uahstream.Reader.Err), never a line's (those are shown where they
+// occur, and counted in Errors).
+func (r *Renderer) Render(rd *uahstream.Reader) (running bool, err error) {
+	defer r.Flush()
+	for l := range rd.Lines() {
+		if l.End {
+			running = l.Ended != nil && l.Ended.CutOff
+		}
+		r.Add(l)
+	}
+	r.Finish(rd.Session().Verdict())
+	return running, rd.Err()
+}
+
 func (r *Renderer) printf(format string, args ...any) { fmt.Fprintf(r.w, format, args...) }
 
 // sanitize makes a string from a stream safe to show: with keepNewlines,

@@ -2,8 +2,11 @@ package termstream
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,4 +49,29 @@ func TestWritesThroughABuffer(t *testing.T) {
 	renderAll(&live, b, Options{Live: true})
 	assert.GreaterOrEqual(t, live.writes, 15, "live, every event that prints is flushed as it comes")
 	assert.Equal(t, w.String(), live.String())
+}
+
+// Render renders a stream whole, its end said by the session's verdict;
+// it reports a run still going at the end, and returns the reader's own
+// error, not a line's.
+func TestRender(t *testing.T) {
+	b, err := os.ReadFile("../testdata/run.jsonl")
+	require.NoError(t, err)
+	var whole bytes.Buffer
+	rd := uahstream.NewReader(bytes.NewReader(b))
+	running, err := New(&whole, rd.Session(), Options{}).Render(rd)
+	require.NoError(t, err)
+	assert.False(t, running)
+	var byHand countingWriter
+	renderAll(&byHand, b, Options{})
+	assert.Equal(t, byHand.String(), whole.String(), "as Add and Finish render it")
+
+	cut := b[:bytes.LastIndex(b, []byte(`{"v":1,"type":"run_finished"`))]
+	broken := errors.New("the disk went away")
+	rd = uahstream.NewReader(io.MultiReader(bytes.NewReader(cut), iotest.ErrReader(broken)))
+	var out bytes.Buffer
+	running, err = New(&out, rd.Session(), Options{}).Render(rd)
+	assert.ErrorIs(t, err, broken)
+	assert.True(t, running, "cut off: a run was going")
+	assert.Contains(t, out.String(), "cut_off")
 }

@@ -42,10 +42,10 @@ func cmdCat(e env, args []string) error {
 		if err != nil {
 			return err
 		}
-		defer in.close()
-		o.Going = in.going
-		r := termstream.New(e.stdout, in.rd.Session(), o)
-		err = render(r, in.rd)
+		defer in.Close()
+		o.Going = in.Going
+		r := termstream.New(e.stdout, in.Reader.Session(), o)
+		err = render(r, in.Reader)
 		if reportProblems(e, in) && err == nil {
 			err = exitError{1}
 		}
@@ -65,18 +65,18 @@ func cmdCat(e env, args []string) error {
 		name = found.Run.Dir
 	}
 	if statedir.IsRun(name) || ok { // a run directory (or a session's runs): followed until its summary says it ended
-		in := &input{}
+		in := &history.Input{}
 		var rd *uahstream.Reader
 		if ok && found.Session != nil { // its runs in order, the last followed
 			last := func(r *statedir.Run) iter.Seq[stream.Event] { return r.Follow(ctx, pollInterval) }
-			if rd, in.runs, err = found.Session.Reader(new(uahstream.Session), last); err != nil {
+			if rd, in.Runs, err = found.Session.Reader(new(uahstream.Session), last); err != nil {
 				return err
 			}
 		} else {
-			if in.run, err = statedir.OpenRun(name); err != nil {
+			if in.Run, err = statedir.OpenRun(name); err != nil {
 				return err
 			}
-			rd = uahstream.ReadEvents(in.run.Follow(ctx, pollInterval))
+			rd = uahstream.ReadEvents(in.Run.Follow(ctx, pollInterval))
 		}
 		r := termstream.New(e.stdout, rd.Session(), o)
 		err = render(r, rd)
@@ -99,7 +99,7 @@ func cmdCat(e env, args []string) error {
 	running := false // a run was going on when the stream ended
 	for {
 		rd := s.Reader(fr)
-		running, err = renderFollowed(r, rd)
+		running, err = r.Render(rd)
 		if !errors.Is(err, follow.ErrReplaced) {
 			break
 		}
@@ -131,35 +131,17 @@ func followFile(ctx context.Context, e env, path string, done func() bool) *foll
 	return fr
 }
 
-// render renders every line rd reads, then says how the stream ended (the
-// session's verdict). Line errors are shown where they occur and make the
-// result an exit 1; an error of the reader is returned.
+// render renders every line rd reads and how the stream ended
+// (termstream.Renderer.Render). Line errors are shown where they occur
+// and make the result an exit 1; an error of the reader is returned.
 func render(r *termstream.Renderer, rd *uahstream.Reader) error {
-	defer r.Flush()
-	err := readInto(rd, r.Add)
-	r.Finish(rd.Session().Verdict())
-	switch {
+	switch _, err := r.Render(rd); {
 	case err != nil:
 		return err
 	case r.Errors() > 0:
 		return exitError{1}
 	}
 	return nil
-}
-
-// renderFollowed renders a followed stream until it ends, and reports
-// whether a run was still going then.
-func renderFollowed(r *termstream.Renderer, rd *uahstream.Reader) (running bool, err error) {
-	defer r.Flush()
-	s := rd.Session()
-	err = readInto(rd, func(l uahstream.Line) {
-		if l.End {
-			running = l.Ended != nil && l.Ended.CutOff
-		}
-		r.Add(l)
-	})
-	r.Finish(s.Verdict())
-	return running, err
 }
 
 // readInto hands every line rd reads to add, the session's end included,

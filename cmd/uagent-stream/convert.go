@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/uagentkit/stream/statedir"
@@ -50,7 +48,7 @@ func cmdConvert(e env, args []string) error {
 	code := 0
 	for _, p := range r.Problems() {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
-		if serious(p) {
+		if statedir.Serious(p) {
 			code = 1
 		}
 	}
@@ -62,32 +60,14 @@ func cmdConvert(e env, args []string) error {
 
 // writeOut writes what write writes to the file path (-o), else to
 // standard output; a file that cannot be closed is an error too.
-// ofTheHistory refuses a path that is a file uagent or uah saved: one of a run
-// directory's (events.jsonl, summary.json, request.json, stderr.log) or
-// under a state directory's sessions/. -o names what the command makes,
-// never what it reads.
-func ofTheHistory(path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return err
-	}
-	dir, base := filepath.Dir(abs), filepath.Base(abs)
-	switch {
-	case statedir.IsRun(dir) && slices.Contains([]string{statedir.EventsFile, statedir.SummaryFile, statedir.RequestFile, statedir.StderrFile}, base),
-		filepath.Base(dir) == statedir.SessionsDir && statedir.IsStateDir(filepath.Dir(dir)):
-		return fmt.Errorf("-o %s: a file of the history (uagent's or uah's): not overwritten", path)
-	}
-	return nil
-}
-
 // writeOut writes to path (standard output for "" or -) what write
 // writes, refusing a file of the history.
 func writeOut(e env, path string, write func(io.Writer) error) error {
 	if path == "" || path == "-" {
 		return write(e.stdout)
 	}
-	if err := ofTheHistory(path); err != nil {
-		return err
+	if statedir.Saved(path) {
+		return fmt.Errorf("-o %s: a file of the history (uagent's or uah's): not overwritten", path)
 	}
 	f, err := os.Create(path)
 	if err != nil {

@@ -26,11 +26,11 @@ func cmdHTML(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer in.close()
-	for l := range in.rd.Lines() {
+	defer in.Close()
+	for l := range in.Reader.Lines() {
 		rec.Add(l)
 	}
-	if err := in.rd.Err(); err != nil {
+	if err := in.Reader.Err(); err != nil {
 		return err
 	}
 	rec.End(nil)

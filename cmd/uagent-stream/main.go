@@ -31,15 +31,16 @@
 // The command is a thin shell: it parses flags and wires the module's
 // packages, each stream read once into its session (uahstream) and handed
 // to the views (termstream, timeline, ssestream, otelstream,
-// parquetstream, acpstream). One file per command (cat.go, validate.go,
-// stats.go, timeline.go, run.go, serve.go, acp.go, export.go, otel.go,
-// convert.go, schema.go, version.go), and one per concern they share
-// (a growing file is the follow package's): input.go (a FILE or a
-// run directory, for every command that reads one), outcome.go (a run's
-// outcome line and exit code, for run and serve), tracing.go (the live
-// export of run --otel and serve --otel; otelstream.Tracing is OTLP), spill.go (what a file's worker
-// says, until its turn), sanitize.go, linewriter.go, reap_*.go and
-// term_*.go.
+// parquetstream, acpstream). What a Go program would want too is in a
+// package: a FILE or an id opened (history.OpenInput), a growing file
+// (follow), processes reaped and the terminal handed over (execstream),
+// tables and numbers for people (termstream). One file per command
+// (cat.go, validate.go, stats.go, timeline.go, run.go, serve.go, acp.go,
+// export.go, otel.go, convert.go, schema.go, version.go), and one per
+// concern they share: resolve.go (a FILE argument, the history's homes),
+// outcome.go (a run's outcome line, for run and serve), tracing.go (the
+// live export of run --otel and serve --otel), history.go (ls's and
+// usage's flags) and sanitize.go.
 package main
 
 import (

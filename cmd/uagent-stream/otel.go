@@ -36,11 +36,11 @@ func cmdOtel(e env, args []string) error {
 			continue
 		}
 		x := otelstream.New(t.Provider(), opts...) // a trace per run
-		if err := readInto(in.rd, func(l uahstream.Line) { x.Add(l) }); err != nil {
+		if err := readInto(in.Reader, func(l uahstream.Line) { x.Add(l) }); err != nil {
 			failed = errors.Join(failed, fmt.Errorf("%s: %w", name, err))
 		}
-		x.End(in.status()) // a run directory's state: running or cut_off, not "error"
-		in.close()
+		x.End(in.Status()) // a run directory's state: running or cut_off, not "error"
+		in.Close()
 		if reportProblems(e, in) {
 			failed = errors.Join(failed, fmt.Errorf("%s: parts of the run directory could not be read", name))
 		}

@@ -61,14 +61,14 @@ func cmdServe(e env, args []string) error {
 	sess := new(uahstream.Session) // the one fold of the stream, which the page is given
 	rec := ssestream.NewRecording(sess)
 	defer rec.Close()
-	var in *input // standard input, a run directory or an id of the history (read as it is now); a file is followed
+	var in *history.Input // standard input, a run directory or an id of the history (read as it is now); a file is followed
 	_, named, lerr := lookupHistory(e, fl.Arg(0))
 	named = named && !errors.Is(lerr, history.ErrNotFound) // a file still to come is waited for
 	if info, err := os.Stat(fl.Arg(0)); command == nil && (fl.Arg(0) == "-" || named || err == nil && info.IsDir()) {
 		if in, err = openInput(e, fl.Arg(0), sess); err != nil {
 			return err
 		}
-		defer in.close()
+		defer in.Close()
 	}
 	l, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -91,12 +91,12 @@ func cmdServe(e env, args []string) error {
 	default:
 		var rd *uahstream.Reader
 		if in != nil {
-			rd = in.rd
+			rd = in.Reader
 		} else { // a file, followed while it grows until its run_finished
 			fr := followFile(ctx, e, fl.Arg(0), sess.Finished)
 			defer fr.Close()
 			rd = sess.Reader(fr)
-			in = &input{}
+			in = &history.Input{}
 		}
 		err := readInto(rd, func(l uahstream.Line) {
 			rec.Add(l)

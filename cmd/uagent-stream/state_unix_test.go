@@ -150,11 +150,11 @@ func TestEveryDoorSaysOneStatus(t *testing.T) {
 		for _, c := range cases {
 			in, err := openInput(env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard, dirs: &dirsFlag{home}}, filepath.Join(home, "runs", c.id), nil)
 			require.NoError(t, err)
-			for range in.rd.Lines() {
+			for range in.Reader.Lines() {
 			}
-			got[c.id] = string(in.status())
+			got[c.id] = string(in.Status())
 			if got[c.id] == "" {
-				got[c.id] = in.run.Summary.Status
+				got[c.id] = in.Run.Summary.Status
 			}
 		}
 		assert.Equal(t, want, got)

@@ -30,7 +30,7 @@ func cmdStats(e env, args []string) error {
 	// said of each is said in argument order.
 	names := fs.Args()
 	type said struct {
-		out, errs spill
+		out, errs pool.Spill
 		code      int
 	}
 	code := 0
@@ -40,8 +40,8 @@ func cmdStats(e env, args []string) error {
 		s.code = w.stats(e)
 		return s
 	}), func(i int, s *said) {
-		s.errs.writeTo(e.stderr)
-		s.out.writeTo(e.stdout)
+		s.errs.WriteOut(e.stderr)
+		s.out.WriteOut(e.stdout)
 		code = max(code, s.code)
 	})
 	if code != 0 {
@@ -74,17 +74,17 @@ func (w *statsWriter) stats(e env) int {
 		w.fail("%s", sanitize(err.Error(), false))
 		return w.code
 	}
-	defer in.close()
-	s := in.rd.Session()
+	defer in.Close()
+	s := in.Reader.Session()
 	var last *uahstream.Ended
-	for l := range in.rd.Lines() {
+	for l := range in.Reader.Lines() {
 		if l.Err != nil && !l.End {
 			if l.Run < 0 { // between the runs of a session
 				w.lineErrors([]error{l.Err}, 1)
 			}
 		}
 		if e := l.Ended; e != nil {
-			if r := in.runOf(e); r != nil { // summary.json's metadata, as uagent stats keeps it
+			if r := in.RunOf(e); r != nil { // summary.json's metadata, as uagent stats keeps it
 				e.Summary = r.UagentStats(e.Recomputed)
 				if r.Summary == nil {
 					fmt.Fprintf(w.errs, "uagent-stream: %s: no summary.json: its status is uagent stats' (as if the runner exited 0; %s everywhere else)\n",
@@ -98,16 +98,16 @@ func (w *statsWriter) stats(e env) int {
 			}
 		}
 	}
-	for _, p := range in.problems() {
+	for _, p := range in.Problems() {
 		if errors.Is(p, statedir.ErrNoSummary) {
 			continue // said above, by stats' rule
 		}
 		fmt.Fprintf(w.errs, "uagent-stream: %s\n", sanitize(p.Error(), false))
-		if serious(p) && !w.allowErrors {
+		if statedir.Serious(p) && !w.allowErrors {
 			w.code = 1
 		}
 	}
-	if readErr := in.rd.Err(); readErr != nil {
+	if readErr := in.Reader.Err(); readErr != nil {
 		w.fail("%s", sanitize(readErr.Error(), false))
 		return w.code
 	}

@@ -21,10 +21,10 @@ func cmdTimeline(e env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer in.close()
-	in.rd.Session().KeepText() // the bars' labels and details
+	defer in.Close()
+	in.Reader.Session().KeepText() // the bars' labels and details
 	var tl timeline.Timeline
-	if err := readInto(in.rd, func(l uahstream.Line) { tl.Add(l) }); err != nil {
+	if err := readInto(in.Reader, func(l uahstream.Line) { tl.Add(l) }); err != nil {
 		return err
 	}
 	serious := reportProblems(e, in)

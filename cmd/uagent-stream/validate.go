@@ -6,6 +6,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/pool"
+	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -38,9 +39,9 @@ func cmdValidate(e env, args []string) error {
 		if err != nil {
 			return validated{open: err}
 		}
-		defer in.close()
-		findings, err := in.rd.Validate(opts...)
-		return validated{findings: findings, err: err, problems: in.problems()}
+		defer in.Close()
+		findings, err := in.Reader.Validate(opts...)
+		return validated{findings: findings, err: err, problems: in.Problems()}
 	}), func(i int, v validated) {
 		name := names[i]
 		if v.open != nil {
@@ -50,7 +51,7 @@ func cmdValidate(e env, args []string) error {
 		}
 		for _, p := range v.problems {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s\n", sanitize(p.Error(), false))
-			failed = failed || serious(p)
+			failed = failed || statedir.Serious(p)
 		}
 		if v.err != nil {
 			fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", sanitize(name, false), sanitize(v.err.Error(), false))

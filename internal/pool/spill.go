@@ -1,4 +1,4 @@
-package main
+package pool
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"os"
 )
 
-// spill holds what one file's worker says, in memory up to spillMemory
-// bytes and in a temporary file beyond, until it is its file's turn to be
-// printed: files are read on all cores and said in argument order, and a
-// file that says much (a session of many runs) costs no memory for it.
-type spill struct {
+// Spill holds what one worker says, in memory up to spillMemory
+// bytes and in a temporary file beyond, until it is its turn to be
+// written (InOrder): what a worker that says much writes costs no memory
+// for it. A Spill is not safe for concurrent use.
+type Spill struct {
 	mem  bytes.Buffer
 	file *os.File
 	err  error
@@ -19,7 +19,8 @@ type spill struct {
 // spillMemory is how much of what a worker says is held in memory.
 const spillMemory = 1 << 20
 
-func (s *spill) Write(p []byte) (int, error) {
+// Write holds p.
+func (s *Spill) Write(p []byte) (int, error) {
 	if s.file == nil && s.mem.Len()+len(p) > spillMemory && s.err == nil {
 		s.file, s.err = os.CreateTemp("", "uagent-stream-*")
 		if s.file != nil {
@@ -32,8 +33,8 @@ func (s *spill) Write(p []byte) (int, error) {
 	return s.mem.Write(p)
 }
 
-// writeTo writes what was said to w, and lets go of it.
-func (s *spill) writeTo(w io.Writer) error {
+// WriteOut writes what was held to w, and lets go of it.
+func (s *Spill) WriteOut(w io.Writer) error {
 	_, err := w.Write(s.mem.Bytes())
 	s.mem = bytes.Buffer{}
 	if s.file != nil {
