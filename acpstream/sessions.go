@@ -76,7 +76,7 @@ func (a *Agent) ListSessions(_ context.Context, p acp.ListSessionsRequest) (acp.
 			info.UpdatedAt = &at
 		}
 		// Its last run's state, as every view says it (statedir.Run.Status).
-		info.Meta = map[string]any{"uagentkit/status": s.Status}
+		info.Meta = map[string]any{"uagentkit/status": line(s.Status)} // a finished run's is its summary's: the stream's text
 		for _, k := range s.Children {
 			key := "uagentkit/subagents"
 			if k.Source == "review" {
