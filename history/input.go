@@ -150,7 +150,11 @@ func Lookup(dirs []string, name string) (found Found, ok bool, err error) {
 	}
 	found, err = Locate(DefaultPrices(), dirs, name)
 	if errors.Is(err, ErrNotFound) {
-		_, openErr := os.Open(name) // what a file's reader would say of it
+		f, openErr := os.Open(name) // what a file's reader would say of it
+		if openErr == nil {         // made a moment later: a path, which wins
+			f.Close()
+			return Found{}, false, nil
+		}
 		return found, true, &NotFoundError{openErr}
 	}
 	return found, err == nil, err

@@ -20,10 +20,7 @@ func (e env) homes() ([]string, error) { return statedir.Homes(*e.dirs) }
 // that exists (history.Lookup). An ambiguous prefix is an error that
 // lists the candidates.
 func lookupHistory(e env, name string) (history.Found, bool, error) {
-	dirs, err := e.homes()
-	if err != nil {
-		return history.Found{}, false, err
-	}
+	dirs, _ := e.homes() // none without a home directory: a path still opens
 	found, ok, err := history.Lookup(dirs, name)
 	return found, ok, explain(err)
 }
@@ -31,10 +28,7 @@ func lookupHistory(e env, name string) (history.Found, bool, error) {
 // openInput opens a FILE argument (history.OpenInput), wherever a command
 // reads a stream.
 func openInput(e env, name string, s *uahstream.Session, opts ...stream.DecoderOption) (*history.Input, error) {
-	dirs, err := e.homes()
-	if err != nil && name != "-" {
-		return nil, err
-	}
+	dirs, _ := e.homes() // none without a home directory: a path still opens
 	in, err := history.OpenInput(name, e.stdin, dirs, s, opts...)
 	return in, explain(err)
 }
