@@ -289,6 +289,25 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 	p.h.mux.ServeHTTP(w, r2)
 }
 
+// kept is the page kept of key, nil when there is none; context.Canceled
+// once the History is closed.
+func (h *History) kept(key string) (*recordedPage, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.keptLocked(key)
+}
+
+func (h *History) keptLocked(key string) (*recordedPage, error) {
+	if h.closed {
+		return nil, context.Canceled
+	}
+	p := h.pages[key]
+	if p != nil {
+		h.used = append(slices.DeleteFunc(h.used, func(k string) bool { return k == key }), key)
+	}
+	return p, nil
+}
+
 // recording is the page's recording of a run or a session: made when it
 // is first asked for, reading the run (followed while it goes on) or the
 // session's runs (the last followed) into it; kept among the
@@ -296,15 +315,11 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 // its reader stopped at once and its clients' streams ended (their
 // browsers ask again, from their last id).
 func (h *History) recording(key string, found history.Found) (*recordedPage, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return nil, context.Canceled
+	if p, err := h.kept(key); p != nil || err != nil {
+		return p, err
 	}
-	if p := h.pages[key]; p != nil {
-		h.used = append(slices.DeleteFunc(h.used, func(k string) bool { return k == key }), key)
-		return p, nil
-	}
+	// Made without the lock: a session's runs' files are read here, and
+	// no other request waits for them.
 	ctx, stop := context.WithCancel(h.ctx)
 	follow := func(r *statedir.Run) iter.Seq[stream.Event] {
 		if r.Finished() {
@@ -332,6 +347,13 @@ func (h *History) recording(key string, found history.Found) (*recordedPage, err
 	p := &recordedPage{rec: rec, h: NewHandler(rec), stop: stop, done: make(chan struct{})}
 	p.h.maxClients, p.h.clients = h.access.maxClients, h.access.clients
 	p.h.keepAlive, p.h.writeTimeout = h.access.keepAlive, h.access.writeTimeout
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if q, err := h.keptLocked(key); q != nil || err != nil { // made by another request meanwhile, or closing
+		stop()
+		rec.Close()
+		return q, err
+	}
 	go func() {
 		defer close(p.done)
 		for l := range rd.Lines() {
