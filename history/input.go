@@ -44,34 +44,53 @@ func OpenInput(name string, stdin io.Reader, dirs []string, s *uahstream.Session
 	switch {
 	case err != nil:
 		return nil, err
-	case ok && found.Run != nil:
-		name = found.Run.Dir
 	case ok:
-		rd, runs, err := found.Session.Reader(s, nil)
-		if err != nil {
-			return nil, err
-		}
-		in := &Input{Reader: rd, Runs: runs, close: nop}
-		if len(runs) > 0 {
-			in.State = runs[len(runs)-1].State()
-		}
-		return in, nil
+		return found.Open(s)
 	}
 	if info, err := os.Stat(name); err == nil && info.IsDir() {
 		if !statedir.IsRun(name) {
 			return nil, fmt.Errorf("%s: a directory that is not a run directory (one with events.jsonl, summary.json or request.json)", name)
 		}
-		r, err := statedir.OpenRun(name)
-		if err != nil {
-			return nil, err
-		}
-		return &Input{Reader: s.EventReader(r.Events()), Run: r, State: r.State(), close: nop}, nil
+		return openRun(name, s)
 	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	return &Input{Reader: s.Reader(f, opts...), close: f.Close}, nil
+}
+
+// Open opens what was found, read into s (a new Session when nil): a
+// run's directory, or a session's runs in order, each opened again from
+// its directory as it is now. Close the Input when read.
+func (f Found) Open(s *uahstream.Session) (*Input, error) {
+	if s == nil {
+		s = new(uahstream.Session)
+	}
+	if f.Run != nil {
+		return openRun(f.Run.Dir, s)
+	}
+	if f.Session == nil {
+		return nil, fmt.Errorf("%w: nothing was found", ErrNotFound)
+	}
+	rd, runs, err := f.Session.Reader(s, nil)
+	if err != nil {
+		return nil, err
+	}
+	in := &Input{Reader: rd, Runs: runs, close: func() error { return nil }}
+	if len(runs) > 0 {
+		in.State = runs[len(runs)-1].State()
+	}
+	return in, nil
+}
+
+// openRun opens the run directory dir into s.
+func openRun(dir string, s *uahstream.Session) (*Input, error) {
+	r, err := statedir.OpenRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Input{Reader: s.EventReader(r.Events()), Run: r, State: r.State(), close: func() error { return nil }}, nil
 }
 
 // Close closes the file the Input reads, if any.

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/termstream"
 )
@@ -102,7 +101,7 @@ func (l *lister) sessions(f history.Filter, search string) error {
 	}
 	unpriced(l.e, est)
 	if l.json {
-		return writeArray(l.e.stdout, listed, func(s history.Listed) any {
+		return safetext.WriteArray(l.e.stdout, listed, func(s history.Listed) any {
 			j := s.JSON()
 			for _, r := range s.Runs {
 				if m, ok := found[r.ID]; ok {
@@ -145,7 +144,7 @@ func (l *lister) runs(f history.Filter, search string) error {
 	}
 	unpriced(l.e, est)
 	if l.json {
-		return writeArray(l.e.stdout, runs, func(r *history.Run) any {
+		return safetext.WriteArray(l.e.stdout, runs, func(r *history.Run) any {
 			j := r.JSON()
 			if m, ok := found[r.ID]; ok {
 				j.Matches = []history.MatchJSON{m.JSON()}
@@ -179,40 +178,12 @@ func (l *lister) stamp(t time.Time) string {
 	return t.In(l.loc).Format("2006-01-02 15:04")
 }
 
-// writeArray writes items as an indented JSON array, an item at a time
-// (of many thousands, none is kept written).
-func writeArray[T any](w io.Writer, items []T, of func(T) any) error {
-	bw := bufio.NewWriter(w)
-	out := jsonOut{bw} // each item escaped whole
-	if len(items) == 0 {
-		bw.WriteString("[]\n")
-		return bw.Flush()
-	}
-	bw.WriteString("[\n")
-	for i, it := range items {
-		b, err := json.MarshalIndent(of(it), "  ", "  ")
-		if err != nil {
-			return err
-		}
-		bw.WriteString("  ")
-		if _, err := out.Write(b); err != nil {
-			return err
-		}
-		if i < len(items)-1 {
-			bw.WriteByte(',')
-		}
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("]\n")
-	return bw.Flush()
-}
-
 func (l *lister) writeJSON(v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = (jsonOut{l.e.stdout}).Write(append(b, '\n'))
+	_, err = (jsonOut{W: l.e.stdout}).Write(append(b, '\n'))
 	return err
 }
 

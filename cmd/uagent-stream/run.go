@@ -57,7 +57,7 @@ func cmdRun(e env, args []string) error {
 	}
 	var jsonLines *termstream.LineWriter
 	if *asJSON {
-		jsonLines = termstream.NewLineWriter(jsonOut{e.stdout}, stream.DefaultMaxLineSize, func(line int) {
+		jsonLines = termstream.NewLineWriter(jsonOut{W: e.stdout}, stream.DefaultMaxLineSize, func(line int) {
 			stderr.newline()
 			fmt.Fprintf(stderr, "uagent-stream: line %d is longer than %d bytes: passed on as it comes\n", line, stream.DefaultMaxLineSize)
 		})

@@ -11,13 +11,4 @@ import (
 func sanitize(s string, keepNewlines bool) string { return safetext.Sanitize(s, keepNewlines) }
 
 // jsonOut is a writer of JSON text that goes through safetext.EscapeJSON.
-type jsonOut struct {
-	w interface{ Write([]byte) (int, error) }
-}
-
-func (j jsonOut) Write(p []byte) (int, error) {
-	if _, err := j.w.Write(safetext.EscapeJSON(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
+type jsonOut = safetext.JSONWriter

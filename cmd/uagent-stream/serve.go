@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -20,6 +17,7 @@ import (
 	"github.com/uagentkit/stream/execstream"
 	"github.com/uagentkit/stream/follow"
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/webguard"
 	"github.com/uagentkit/stream/ssestream"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -179,66 +177,23 @@ func serveHistory(e env, fl *flagSet, addr string, public bool, tokenFile string
 // does.
 const tokenEnv = "UAGENT_STREAM_TOKEN"
 
-// serveAccess checks the --addr of command (serve, a2a): a loopback
+// serveAccess checks the --addr of command (serve, a2a, mcp): a loopback
 // address, or any with --public (beyond says what --public allows), and
-// returns the token the server requires: the first line of --token-file,
-// else $UAGENT_STREAM_TOKEN, else, when the address is not loopback, a
-// random one of 192 bits; none otherwise.
+// returns the token the server requires (webguard.Access: --token-file,
+// else $UAGENT_STREAM_TOKEN, else a random one beyond loopback).
 func serveAccess(fl *flagSet, command, addr string, public bool, file, beyond string) (string, error) {
-	host, _, err := net.SplitHostPort(addr)
+	token, err := webguard.Access(addr, public, file, tokenEnv)
+	if u, ok := errors.AsType[*webguard.UsageError](err); ok {
+		if public || strings.HasPrefix(u.Msg, "--addr \"") {
+			return "", fl.usageError(u.Msg)
+		}
+		return "", fl.usageError(u.Msg + ": add --public to " + beyond)
+	}
 	if err != nil {
-		return "", fl.usageError(fmt.Sprintf("--addr %q: %v", addr, err))
+		return "", fmt.Errorf("%s: %w", command, err)
 	}
-	ip := net.ParseIP(host)
-	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
-	if !public && !loopback {
-		return "", fl.usageError(fmt.Sprintf("--addr %s is not a loopback address: add --public to %s", addr, beyond))
-	}
-	switch {
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("%s: --token-file: %w", command, err)
-		}
-		first, _, _ := strings.Cut(string(b), "\n")
-		if t := strings.TrimSpace(first); t != "" {
-			return t, nil
-		}
-		return "", fmt.Errorf("%s: --token-file %s: the first line is empty", command, file)
-	case os.Getenv(tokenEnv) != "":
-		// As a token file's line: trimmed, and nothing but white space is
-		// no token.
-		if t := strings.TrimSpace(os.Getenv(tokenEnv)); t != "" {
-			return t, nil
-		}
-		return "", fmt.Errorf("%s: $%s holds only white space", command, tokenEnv)
-	case loopback:
-		return "", nil
-	}
-	b := make([]byte, 24)
-	rand.Read(b) // never fails (crypto/rand)
-	return base64.RawURLEncoding.EncodeToString(b), nil
+	return token, nil
 }
 
-// serveURL is the URL to open: the listening address (for an unspecified
-// one, the first address of this machine's that is not loopback, which the
-// server's Host check accepts), with the token when there is one. It is
-// the one line that ever shows the token.
-func serveURL(a net.Addr, token string) string {
-	host, port, _ := net.SplitHostPort(a.String())
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		if addrs, err := net.InterfaceAddrs(); err == nil {
-			for _, ad := range addrs {
-				if n, ok := ad.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
-					host = n.IP.String()
-					break
-				}
-			}
-		}
-	}
-	u := "http://" + net.JoinHostPort(host, port) + "/"
-	if token != "" {
-		u += "?token=" + url.QueryEscape(token)
-	}
-	return u
-}
+// serveURL is the page's URL (webguard.URL).
+func serveURL(a net.Addr, token string) string { return webguard.URL(a, "/", token) }

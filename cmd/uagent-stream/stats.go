@@ -132,7 +132,7 @@ func (w *statsWriter) stats(e env) int {
 	default:
 		b, err := last.Summary.MarshalIndent()
 		if err == nil {
-			_, err = (jsonOut{w.out}).Write(b)
+			_, err = (jsonOut{W: w.out}).Write(b)
 		}
 		if err != nil {
 			w.fail("%s: %s", shown, sanitize(err.Error(), false))
@@ -224,7 +224,7 @@ func (w *statsWriter) indented(b []byte, prefix string) {
 		w.fail("%s: %s", sanitize(w.name, false), sanitize(err.Error(), false))
 		return
 	}
-	(jsonOut{w.out}).Write(buf.Bytes())
+	(jsonOut{W: w.out}).Write(buf.Bytes())
 }
 
 // marshal is v as JSON, without HTML escaping.

@@ -30,7 +30,7 @@ func cmdValidate(e env, args []string) error {
 		opts = append(opts, stream.WithStrict())
 	}
 	found, failed := false, false
-	enc := json.NewEncoder(jsonOut{e.stdout})
+	enc := json.NewEncoder(jsonOut{W: e.stdout})
 	enc.SetEscapeHTML(false)
 	names := fs.Args()
 	var encErr error

@@ -7,12 +7,16 @@
 package webguard
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 )
 
@@ -130,4 +134,73 @@ func CrossSite(r *http.Request) bool {
 func Navigation(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate" &&
 		(r.Header.Get("Sec-Fetch-Dest") == "document" || r.Header.Get("Sec-Fetch-Dest") == "")
+}
+
+// UsageError is an address a server was asked to listen on that it must
+// not: not one, or beyond loopback without being allowed to.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Access checks the address a server is asked to listen on (a loopback
+// one, or any when public) and returns the token the server then
+// requires: the first line of the file tokenFile, else the value of the
+// environment variable tokenVar, else, beyond loopback, a random one of 192 bits;
+// none on loopback. A token is trimmed; one of nothing but white space is
+// an error. An address that will not do is a *UsageError.
+func Access(addr string, public bool, tokenFile, tokenVar string) (string, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", &UsageError{fmt.Sprintf("--addr %q: %v", addr, err)}
+	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
+	if !public && !loopback {
+		return "", &UsageError{fmt.Sprintf("--addr %s is not a loopback address", addr)}
+	}
+	switch {
+	case tokenFile != "":
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return "", fmt.Errorf("--token-file: %w", err)
+		}
+		first, _, _ := strings.Cut(string(b), "\n")
+		if t := strings.TrimSpace(first); t != "" {
+			return t, nil
+		}
+		return "", fmt.Errorf("--token-file %s: the first line is empty", tokenFile)
+	case os.Getenv(tokenVar) != "":
+		if t := strings.TrimSpace(os.Getenv(tokenVar)); t != "" {
+			return t, nil
+		}
+		return "", fmt.Errorf("$%s holds only white space", tokenVar)
+	case loopback:
+		return "", nil
+	}
+	b := make([]byte, 24)
+	rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// URL is the URL to open of a server listening on a, with path: for an
+// unspecified address, the first address of this machine's that is not
+// loopback (which LocalHost accepts), and the token, when there is one,
+// as ?token=. It is the one line that ever shows the token.
+func URL(a net.Addr, path, token string) string {
+	host, port, _ := net.SplitHostPort(a.String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if addrs, err := net.InterfaceAddrs(); err == nil {
+			for _, ad := range addrs {
+				if n, ok := ad.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+					host = n.IP.String()
+					break
+				}
+			}
+		}
+	}
+	u := "http://" + net.JoinHostPort(host, port) + path
+	if token != "" {
+		u += "?token=" + url.QueryEscape(token)
+	}
+	return u
 }
