@@ -91,17 +91,9 @@ func (h *historyFlags) filter(loc *time.Location, now time.Time) (history.Filter
 // open reads the history and its prices, and says on stderr what of it
 // could not be read (how much, and the first).
 func (h *historyFlags) open(e env) (*history.Index, error) {
-	dirs, err := statedir.Homes(h.homes())
+	dirs, prices, err := h.table()
 	if err != nil {
 		return nil, err
-	}
-	prices := history.DefaultPrices()
-	if h.prices != "" {
-		more, err := history.ReadPrices(h.prices)
-		if err != nil {
-			return nil, err
-		}
-		prices = prices.With(more)
 	}
 	x := history.Open(prices, dirs...)
 	if ps := x.Problems(); len(ps) > 0 {
@@ -112,6 +104,23 @@ func (h *historyFlags) open(e env) (*history.Index, error) {
 		fmt.Fprintf(e.stderr, "uagent-stream: %s: %s\n", what, sanitize(ps[0].Error(), false))
 	}
 	return x, nil
+}
+
+// table is the homes and the prices the flags say.
+func (h *historyFlags) table() ([]string, history.Prices, error) {
+	dirs, err := statedir.Homes(h.homes())
+	if err != nil {
+		return nil, history.Prices{}, err
+	}
+	prices := history.DefaultPrices()
+	if h.prices != "" {
+		more, err := history.ReadPrices(h.prices)
+		if err != nil {
+			return nil, history.Prices{}, err
+		}
+		prices = prices.With(more)
+	}
+	return dirs, prices, nil
 }
 
 // unpriced says on stderr, once each, the models whose tokens could not

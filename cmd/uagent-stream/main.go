@@ -10,8 +10,9 @@
 //	uagent-stream html [-o FILE] [--state-dir DIR]… FILE|-|ID
 //	uagent-stream acp [--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…
 //	uagent-stream a2a [--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…
+//	uagent-stream mcp [--http HOST:PORT [--public] [--token-file FILE]] [--max-bytes N] [--timezone TZ] [--prices FILE] [--state-dir DIR]…
 //	uagent-stream ls [--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
-//	uagent-stream usage [--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
+//	uagent-stream usage [--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]
 //	uagent-stream otel [--content] [--state-dir DIR]… FILE…
 //	uagent-stream convert [-o FILE] [--state-dir DIR]… RUN_DIR|ID
@@ -31,11 +32,11 @@
 // The command is a thin shell: it parses flags and wires the module's
 // packages, each stream read once into its session (uahstream) and handed
 // to the views (termstream, timeline, ssestream, otelstream,
-// parquetstream, acpstream). What a Go program would want too is in a
+// parquetstream, acpstream, mcpstream). What a Go program would want too is in a
 // package: a FILE or an id opened (history.OpenInput), a growing file
 // (follow), processes reaped and the terminal handed over (execstream),
 // tables and numbers for people (termstream). One file per command
-// (cat.go, validate.go, stats.go, timeline.go, run.go, serve.go, acp.go,
+// (cat.go, validate.go, stats.go, timeline.go, run.go, serve.go, acp.go, mcp.go,
 // export.go, otel.go, convert.go, schema.go, version.go), and one per
 // concern they share: resolve.go (a FILE argument, the history's homes),
 // outcome.go (a run's outcome line, for run and serve), tracing.go (the
@@ -75,8 +76,9 @@ var commands = []command{
 	{"html", "[-o FILE] [--state-dir DIR]… FILE|-|ID", "write a run or a session as one self-contained HTML file: the serve page, its events inside, readable offline"},
 	{"acp", "[--grace D] [--state-dir DIR]… [--models M,…] [--context-window N] -- COMMAND ARGS…", "be an Agent Client Protocol agent on stdin and stdout: each prompt runs COMMAND (such as uagent --stream) for editors"},
 	{"a2a", "[--addr HOST:PORT] [--public] [--token-file FILE] [--grace D] [--state-dir DIR]… -- COMMAND ARGS…", "serve COMMAND (such as uagent --stream) to other agents over A2A: each task a run, each context a uagent session"},
+	{"mcp", "[--http HOST:PORT [--public] [--token-file FILE]] [--max-bytes N] [--timezone TZ] [--prices FILE] [--state-dir DIR]…", "serve the history to agents over the Model Context Protocol (stdio; --http for Streamable HTTP): sessions, search, transcripts and usage, read-only"},
 	{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them"},
-	{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices"},
+	{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices"},
 	{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery"},
 	{"otel", "[--content] [--state-dir DIR]… FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)"},
 	{"convert", "[-o FILE] [--state-dir DIR]… RUN_DIR|ID", "write a run directory of uagent's state directory as the v1 stream uagent would have written"},
@@ -95,6 +97,7 @@ var runners = map[string]func(env, []string) error{
 	"html":     cmdHTML,
 	"acp":      cmdACP,
 	"a2a":      cmdA2A,
+	"mcp":      cmdMCP,
 	"ls":       cmdLs,
 	"usage":    cmdUsage,
 	"export":   cmdExport,
