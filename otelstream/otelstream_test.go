@@ -3,6 +3,8 @@ package otelstream
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -345,4 +347,27 @@ func TestNewTracingProtocol(t *testing.T) {
 	_, err := NewTracing(context.Background())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "carrier-pigeon")
+}
+
+// With no endpoint configured, spans go to OpenTelemetry's default over
+// plain HTTP, as its SDKs send them, not over TLS (the exporter's own
+// default): here a receiver on loopback stands in for localhost:4318.
+func TestNewTracingDefaultsToPlainHTTP(t *testing.T) {
+	got := make(chan string, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.URL.Path
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	defaultHTTP = srv.URL
+	defer func() { defaultHTTP = DefaultHTTPEndpoint }()
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_INSECURE"} {
+		t.Setenv(v, "")
+	}
+	tr, err := NewTracing(context.Background())
+	require.NoError(t, err)
+	_, span := tr.Provider().Tracer("t").Start(context.Background(), "s")
+	span.End()
+	require.NoError(t, tr.Shutdown())
+	assert.Equal(t, "/v1/traces", <-got)
 }

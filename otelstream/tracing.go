@@ -36,6 +36,17 @@ type Tracing struct {
 	err error // the first export error
 }
 
+// DefaultHTTPEndpoint and DefaultGRPCEndpoint are where spans go when no
+// OTEL_EXPORTER_OTLP_ENDPOINT says: OpenTelemetry's defaults for OTLP
+// over HTTP and over gRPC, both without TLS, as its SDKs send them.
+const (
+	DefaultHTTPEndpoint = "http://localhost:4318"
+	DefaultGRPCEndpoint = "http://localhost:4317"
+)
+
+// defaultHTTP is DefaultHTTPEndpoint (a test's receiver, in tests).
+var defaultHTTP = DefaultHTTPEndpoint
+
 func firstEnv(names ...string) string {
 	for _, n := range names {
 		if v := os.Getenv(n); v != "" {
@@ -61,17 +72,21 @@ func NewTracing(ctx context.Context) (*Tracing, error) {
 	)
 	switch proto {
 	case "http/protobuf":
-		if t.endpoint == "" {
-			t.endpoint = "http://localhost:4318"
+		opts := []otlptracehttp.Option{otlptracehttp.WithRetry(otlptracehttp.RetryConfig{
+			Enabled: true, InitialInterval: 200 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: 3 * time.Second})}
+		if t.endpoint == "" { // OpenTelemetry's default, plain HTTP (the exporter's own is https)
+			t.endpoint = defaultHTTP
+			opts = append(opts, otlptracehttp.WithEndpointURL(defaultHTTP+"/v1/traces"))
 		}
-		exp, err = otlptracehttp.New(ctx, otlptracehttp.WithRetry(otlptracehttp.RetryConfig{
-			Enabled: true, InitialInterval: 200 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: 3 * time.Second}))
+		exp, err = otlptracehttp.New(ctx, opts...)
 	case "grpc":
-		if t.endpoint == "" {
-			t.endpoint = "localhost:4317"
+		opts := []otlptracegrpc.Option{otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
+			Enabled: true, InitialInterval: 200 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: 3 * time.Second})}
+		if t.endpoint == "" { // OpenTelemetry's default, without TLS
+			t.endpoint = DefaultGRPCEndpoint
+			opts = append(opts, otlptracegrpc.WithEndpointURL(DefaultGRPCEndpoint))
 		}
-		exp, err = otlptracegrpc.New(ctx, otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{
-			Enabled: true, InitialInterval: 200 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: 3 * time.Second}))
+		exp, err = otlptracegrpc.New(ctx, opts...)
 	default:
 		return nil, fmt.Errorf("otel: OTEL_EXPORTER_OTLP_PROTOCOL %q: want http/protobuf or grpc", proto)
 	}
