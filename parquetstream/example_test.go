@@ -40,7 +40,7 @@ func Example() {
 	}
 	export()
 	export()
-	runs, _ := filepath.Glob(filepath.Join(dir, "*", "runs", "*.parquet"))
+	runs, _ := filepath.Glob(filepath.Join(dir, "*", "runs", "part-*.parquet")) // and an empty.parquet: every table has a file
 	sessions, _ := filepath.Glob(filepath.Join(dir, "*", "sessions", "*.parquet"))
 	fmt.Println(len(runs), "runs part,", len(sessions), "sessions part")
 	// Output:

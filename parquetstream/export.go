@@ -615,7 +615,18 @@ func (x *Export) finish() error {
 	}
 	dir := filepath.Join(x.staging, "s-"+x.stamp)
 	p := newPart[tablestream.SessionRow](x, filepath.Join(dir, "sessions", "part-000"))
-	if err := errors.Join(p.write(sessions), p.close(), writeManifest(dir, manifest{V: 1, Sessions: true, Runs: []entry{}})); err != nil {
+	// Every table has a file, empty where no run has rows of it (a
+	// history without tool calls or notices), so that the SQL over the
+	// tables (a glob of a table's files) runs on any export.
+	empty := errors.Join(emptyPart[tablestream.RunRow](x, dir, "runs"), emptyPart[tablestream.TurnRow](x, dir, "turns"),
+		emptyPart[tablestream.ToolCallRow](x, dir, "tool_calls"), emptyPart[tablestream.NoticeRow](x, dir, "notices"))
+	if x.content {
+		empty = errors.Join(empty, emptyPart[tablestream.MessageRow](x, dir, "messages"))
+	}
+	if len(sessions) == 0 {
+		empty = errors.Join(empty, emptyPart[tablestream.SessionRow](x, dir, "sessions"))
+	}
+	if err := errors.Join(p.write(sessions), p.close(), empty, writeManifest(dir, manifest{V: 1, Sessions: true, Runs: []entry{}})); err != nil {
 		return fmt.Errorf("%w: %w", errWrite, err)
 	}
 	x.retract = append(x.retract, x.sessionBatches...)

@@ -144,6 +144,21 @@ func (p *part[T]) write(rows []T) error {
 	return nil
 }
 
+// emptyPart writes table's file of no rows, with its schema, in the
+// batch at dir.
+func emptyPart[T any](x *Export, dir, table string) error {
+	p := newPart[T](x, filepath.Join(dir, table, "empty"))
+	if err := os.MkdirAll(filepath.Dir(p.base), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(p.base + ".parquet")
+	if err != nil {
+		return err
+	}
+	w := parquet.NewGenericWriter[T](f, parquet.Compression(&snappy.Codec{}), parquet.CreatedBy(x.app, x.version, ""))
+	return errors.Join(w.Close(), f.Sync(), f.Close())
+}
+
 // close completes the part being written, synced.
 func (p *part[T]) close() error {
 	if p.w == nil {

@@ -82,7 +82,7 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 			for _, r := range h.Runs() {
 				addRun(r, h.Sidecar(r.SessionID()))
 			}
-		case statedir.IsRun(in):
+		case runDir(in):
 			r, err := statedir.OpenRun(in)
 			if err != nil {
 				problem(err)
@@ -101,7 +101,7 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 						return fs.SkipDir
 					}
 					return nil
-				case d.IsDir() && path != in && statedir.IsRun(path):
+				case d.IsDir() && path != in && runDir(path):
 					r, err := statedir.OpenRun(path)
 					if err != nil {
 						problem(err)
@@ -121,6 +121,15 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 		}
 	}
 	return out
+}
+
+// runDir reports a directory that is a run directory to export: one that
+// holds uagent's records (events.jsonl). A folder of streams that also
+// holds a summary.json (a stream's summary written beside it) is a
+// folder of streams.
+func runDir(path string) bool {
+	info, err := os.Stat(filepath.Join(path, statedir.EventsFile))
+	return err == nil && !info.IsDir()
 }
 
 // fingerprint says what files are now: their sizes and times of change.

@@ -175,9 +175,11 @@ for (const r of seq) {
 }
 
 // the questions stats does not answer: they run, as written, and answer
+// (on an export of runs without tool calls or notices, EMPTY=1, they run
+// and answer nothing: every table has a file, empty or not)
 for (const name of ["failing-tools", "durations", "slow-turns", "history"]) {
   const rows = await run(name);
-  check(`${name} answers`, rows.length > 0, "no rows");
+  check(`${name} answers`, process.env.EMPTY === "1" || rows.length > 0, "no rows");
 }
 
 console.log(`duckdb: ${Object.keys(queries).length} README queries on ${want.size} runs`);
