@@ -124,6 +124,12 @@ type Recomputed struct {
 	// and a RunFinishedDTO made otherwise has them all). An absent map or
 	// list equals an empty one. Nil without run_finished.
 	Diff []Difference
+	// Times lists what of Recorded's times cannot be right (see
+	// Difference.Want): a negative wall_ms, which no run's wall time is;
+	// a started_at after the run_finished line's at, which a clock that
+	// stepped back also writes. Warnings, not differences: a checker says
+	// them and does not fail on them. Nil without run_finished.
+	Times []Difference
 	// CutOff reports a stream that ended without run_finished.
 	CutOff bool
 	// Lines counts the lines the fold was given, those that could not be
@@ -143,6 +149,7 @@ func (f *Fold) Recomputed() Recomputed {
 		Lines: f.decoded + f.lineErrors - f.boms, LineErrors: f.lineErrors, FirstErrors: slices.Clone(f.firstErrors)}
 	if f.recorded != nil {
 		out.Diff = statsDiff(*f.recorded, out.Summary, f.absent)
+		out.Times = timesDiff(*f.recorded, f.time(f.closeAt))
 	}
 	return out
 }

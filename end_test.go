@@ -86,7 +86,7 @@ func TestFoldDiffComparesTheFieldsTheLineHas(t *testing.T) {
 	require.NotEqual(t, string(last), old)
 	lying := append(bytes.Join(lines(run)[:len(lines(run))-1], []byte("\n")), []byte("\n"+old+"\n")...)
 	f = foldOf(t, lying)
-	assert.Equal(t, []Difference{{"stats.turns", "7", "2"}}, f.Recomputed().Diff, "user_messages and answer are absent: not compared")
+	assert.Equal(t, []Difference{{Field: "stats.turns", Recorded: "7", Recomputed: "2"}}, f.Recomputed().Diff, "user_messages and answer are absent: not compared")
 
 	// The same summary as a DTO made in Go: every field is there.
 	var g Fold

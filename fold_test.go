@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -65,7 +66,7 @@ func TestRandomRunsValidate(t *testing.T) {
 		evs := append([]stream.Event{stream.RunStarted{At: runs.T0, RunID: "r", Provider: "p", Model: "m"}}, runs.Random(r, true)...)
 		end := evs[len(evs)-1].OccurredAt().Add(time.Duration(r.IntN(3)) * time.Millisecond)
 		stats, answer, _, _ := runs.Reference(evs, end)
-		res := stream.Result{Request: stream.Request{RunID: "r", Provider: "p", Model: "m"}, StartedAt: runs.T0, Wall: end.Sub(runs.T0),
+		res := stream.Result{Request: stream.Request{RunID: "r", Provider: "p", Model: "m"}, StartedAt: runs.T0, Wall: max(0, end.Sub(runs.T0)), // a monotonic clock's
 			Status: stream.Classify("", 0, stats), Stats: stats, Answer: answer}
 		evs = append(evs, stream.RunFinished{At: end, Result: res})
 		var buf bytes.Buffer
@@ -76,6 +77,9 @@ func TestRandomRunsValidate(t *testing.T) {
 		require.NoError(t, sink.Err())
 		findings, err := stream.Validate(bytes.NewReader(buf.Bytes()), stream.WithStrict())
 		require.NoError(t, err)
+		// Times the generator sent backwards, past the run's start, are
+		// what a clock that stepped back writes: a warning, not a finding.
+		findings = slices.DeleteFunc(findings, stream.Finding.Warning)
 		if len(findings) > 0 {
 			t.Fatalf("run %d: %v\n%s", i, findings, buf.Bytes())
 		}

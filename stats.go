@@ -215,15 +215,40 @@ func (f *Fold) Overlaps() iter.Seq2[time.Time, time.Time] {
 
 // Difference is one field in which a recorded summary and the one
 // recomputed from the events differ.
+//
+// A recorded summary whose times cannot be (a negative wall_ms, a start
+// after its run_finished) differs from what any run could record: its
+// Want says what the field must be, and Recomputed is empty.
 type Difference struct {
-	Field      string // the wire path: "stats.model_ms", …, or "answer"
+	Field      string // the wire path: "stats.model_ms", …, "answer", "wall_ms" or "started_at"
 	Recorded   string // the recorded value, as JSON
 	Recomputed string // the recomputed value, as JSON
+	Want       string // for a field the events cannot recompute, what it must be
 }
 
-// String formats the difference as "FIELD is A, recomputed B".
+// String formats the difference as "FIELD is A, recomputed B" (or "FIELD
+// is A, want W").
 func (d Difference) String() string {
+	if d.Want != "" {
+		return d.Field + " is " + d.Recorded + ", want " + d.Want
+	}
 	return d.Field + " is " + d.Recorded + ", recomputed " + d.Recomputed
+}
+
+// timesDiff returns what of a recorded summary's times cannot be: a
+// negative wall_ms (a run's wall time), or a started_at after the
+// run_finished line's at (times that run backwards). A zero started_at
+// (a summary that does not say) is not checked.
+func timesDiff(recorded SummaryDTO, finishedAt time.Time) []Difference {
+	var out []Difference
+	if recorded.WallMS < 0 {
+		out = append(out, Difference{Field: "wall_ms", Recorded: jsonOf(recorded.WallMS), Want: "0 or more (a run's wall time)"})
+	}
+	if !recorded.StartedAt.IsZero() && !finishedAt.IsZero() && recorded.StartedAt.After(finishedAt) {
+		out = append(out, Difference{Field: "started_at", Recorded: jsonOf(recorded.StartedAt),
+			Want: "at or before the run_finished line's at, " + jsonOf(finishedAt.UTC()) + " (the times run backwards)"})
+	}
+	return out
 }
 
 // statsDiff returns the fields in which a recorded summary's stats and
@@ -245,11 +270,11 @@ func statsDiff(recorded, recomputed SummaryDTO, absent uint64) []Difference {
 			continue
 		}
 		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
-			out = append(out, Difference{"stats." + f.Name, jsonOf(a.Interface()), jsonOf(b.Interface())})
+			out = append(out, Difference{Field: "stats." + f.Name, Recorded: jsonOf(a.Interface()), Recomputed: jsonOf(b.Interface())})
 		}
 	}
 	if recorded.Answer != recomputed.Answer && absent&answerAbsent == 0 {
-		out = append(out, Difference{"answer", jsonOf(recorded.Answer), jsonOf(recomputed.Answer)})
+		out = append(out, Difference{Field: "answer", Recorded: jsonOf(recorded.Answer), Recomputed: jsonOf(recomputed.Answer)})
 	}
 	return out
 }

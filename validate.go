@@ -15,6 +15,11 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
+// Warning reports a finding that says something is wrong without the
+// stream breaking a rule (RuleTimes: times a clock that stepped back also
+// writes): a checker says it and does not fail on it.
+func (f Finding) Warning() bool { return f.Rule == RuleTimes }
+
 // String formats the finding as "LINE: message (rule)".
 func (f Finding) String() string { return fmt.Sprintf("%d: %s (%s)", f.Line, f.Message, f.Rule) }
 
@@ -30,6 +35,7 @@ const (
 	RuleStats    = "stats"        // the summary's stats and answer equal the recomputed ones
 	RuleStatus   = "status"       // status is ok, error, timeout, interrupted or disk_limit
 	RuleEnded    = "ended"        // a stream without run_finished ended as the contract allows
+	RuleTimes    = "times"        // a warning: the summary's wall_ms is not negative, its started_at not after run_finished's at
 )
 
 // maxFindings is how many findings Validate keeps.
@@ -227,8 +233,12 @@ func (v *validator) end(fs []Finding) []Finding {
 	f := v.fold
 	switch {
 	case f.Finished():
-		for _, d := range f.Recomputed().Diff {
+		rc := f.Recomputed()
+		for _, d := range rc.Diff {
 			add(v.finishedAt, RuleStats, "%s", d)
+		}
+		for _, d := range rc.Times {
+			add(v.finishedAt, RuleTimes, "%s", d)
 		}
 	case v.badFinish != nil:
 		add(v.badFinish.Line, RuleFinished, "the run_finished line at line %d is invalid: %s", v.badFinish.Line, v.badFinish.detail())

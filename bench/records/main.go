@@ -236,12 +236,14 @@ func writeRun(dir string, o corpus.Options, session string, at time.Time) error 
 	for e := range r.Events() {
 		f.AddEvent(e)
 	}
-	_, last := f.Times()
+	first, last := f.Times()
 	f.EndAt(last)
 	st := f.Stats()
 	s.Stats = stream.SummaryToDTO(stream.Result{Stats: st}).Stats
 	s.Status = string(stream.Classify("", 0, st))
-	s.WallMS = last.Sub(at).Milliseconds()
+	// The run started at its first record, and took until its last: a
+	// summary that validate and stats --check find nothing wrong with.
+	s.StartedAt, s.WallMS = first, max(0, last.Sub(first).Milliseconds())
 	s.Answer = f.Answer()
 	return s.WriteFile(filepath.Join(dir, statedir.SummaryFile))
 }

@@ -128,7 +128,7 @@ func (w *statsWriter) stats(e env) int {
 			w.fail("%s: no run_finished summary to check against", shown)
 			break
 		}
-		w.diff("", last.Diff)
+		w.diff("", last.Diff, last.Times)
 	default:
 		b, err := last.Summary.MarshalIndent()
 		if err == nil {
@@ -152,8 +152,9 @@ func (w *statsWriter) lineErrors(errs []error, n int) {
 	}
 }
 
-// diff says where a recorded summary differs from its events.
-func (w *statsWriter) diff(run string, diff []stream.Difference) {
+// diff says where a recorded summary differs from its events (exit 1),
+// and what of its times cannot be right (warnings).
+func (w *statsWriter) diff(run string, diff, times []stream.Difference) {
 	prefix := ""
 	if w.several {
 		prefix = sanitize(w.name, false) + ": "
@@ -161,6 +162,9 @@ func (w *statsWriter) diff(run string, diff []stream.Difference) {
 	for _, d := range diff {
 		fmt.Fprintln(w.out, prefix+run+sanitize(d.String(), false))
 		w.code = 1
+	}
+	for _, d := range times {
+		fmt.Fprintln(w.out, prefix+run+"warning: "+sanitize(d.String(), false))
 	}
 }
 
@@ -173,7 +177,7 @@ func (w *statsWriter) sessionRun(s *uahstream.Session, e *uahstream.Ended) {
 			w.fail("%s: %s: no run_finished summary to check against", sanitize(w.name, false), run)
 			return
 		}
-		w.diff(run+": ", e.Diff)
+		w.diff(run+": ", e.Diff, e.Times)
 		return
 	}
 	b, err := e.Summary.MarshalIndent() // as stats prints the run alone

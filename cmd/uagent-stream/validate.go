@@ -58,7 +58,7 @@ func cmdValidate(e env, args []string) error {
 			failed = true
 		}
 		for _, f := range v.findings {
-			found = true
+			found = found || !f.Warning()
 			if *asJSON {
 				if err := enc.Encode(struct {
 					File string `json:"file"`
@@ -76,7 +76,11 @@ func cmdValidate(e env, args []string) error {
 			if f.Run > 0 {
 				run = fmt.Sprintf(" [run %d %s]", f.Run, sanitize(f.RunID, false))
 			}
-			fmt.Fprintf(e.stdout, "%s: %s (%s)%s\n", sanitize(where, false), sanitize(f.Message, false), f.Rule, run)
+			rule := f.Rule
+			if f.Warning() {
+				rule += ", a warning"
+			}
+			fmt.Fprintf(e.stdout, "%s: %s (%s)%s\n", sanitize(where, false), sanitize(f.Message, false), rule, run)
 		}
 	})
 	if encErr != nil {
