@@ -496,3 +496,17 @@ func TestSumsSaturate(t *testing.T) {
 	assert.GreaterOrEqual(t, total.UncachedInput(), int64(0))
 	assert.Nil(t, total.JSON().CostUSD)
 }
+
+// A breakdown is a row per model under each group; by model, each row is
+// one already, and none is repeated under itself.
+func TestUsageBreakdownWithoutRepeats(t *testing.T) {
+	_, x := fixture(t)
+	rows, _, err := x.Usage(history.Filter{}, history.ByDay, time.UTC, true)
+	require.NoError(t, err)
+	assert.NotEmpty(t, rows[0].Models)
+	rows, _, err = x.Usage(history.Filter{}, history.ByModel, time.UTC, true)
+	require.NoError(t, err)
+	for _, r := range rows {
+		assert.Empty(t, r.Models, r.Period)
+	}
+}

@@ -106,8 +106,8 @@ func (x *Index) Root(s *Session) *Session {
 
 // Usage adds up the runs that pass f, grouped by (one of Groupings; times in
 // loc), and all of them in the total: each run counted once, in one row
-// and in the total. With breakdown each row has a row per provider/model.
-// The rows are in the order of their groups' times (day, week, month),
+// and in the total. With breakdown each row has a row per provider/model
+// (by model, none: each row is one already). The rows are in the order of their groups' times (day, week, month),
 // of their last run (session), or of their tokens, the most first, then
 // their names (model, workspace).
 func (x *Index) Usage(f Filter, by string, loc *time.Location, breakdown bool) (rows []UsageRow, total UsageRow, err error) {
@@ -141,7 +141,7 @@ func (x *Index) Usage(f Filter, by string, loc *time.Location, breakdown bool) (
 		}
 		g.add(r, r.SessionID, sub)
 		total.add(r, r.SessionID, "")
-		if breakdown {
+		if breakdown && by != ByModel {
 			model := r.ModelName()
 			i := slices.IndexFunc(g.Models, func(m UsageRow) bool { return m.Period == model })
 			if i < 0 {

@@ -3,6 +3,7 @@ package termstream
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/uagentkit/stream/internal/safetext"
@@ -14,12 +15,37 @@ import (
 // a row as long as it is; a note goes under the row added before it. The
 // cells are the caller's, already sanitized. A Table is not safe for
 // concurrent use.
+//
+// Written to a width, a table that is wider first cuts the columns of
+// Squeeze (each, in order, down to SqueezeTo columns, its cells cut with
+// "…"), then leaves out the columns of Drop, in order, until it fits, and
+// gives what is left over back to the squeezed columns, in order; each
+// line is then cut to the width, so that every line fits.
 type Table struct {
 	// Header is the first row.
 	Header []string
-	rows   [][]string
-	notes  map[int][]string
+	// Squeeze are the columns that may be cut to fit a width, the first
+	// first; Drop those that may be left out, the first first. A column in
+	// neither is never cut but by the cut of the whole line.
+	Squeeze, Drop []int
+	rows          [][]string
+	notes         map[int][]string
 }
+
+// Columns returns the indexes of the header's columns of these names
+// (those it has), in the order of names: for Squeeze and Drop.
+func (t *Table) Columns(names ...string) []int {
+	var out []int
+	for _, n := range names {
+		if i := slices.Index(t.Header, n); i >= 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// SqueezeTo is the narrowest a squeezed column is cut to.
+const SqueezeTo = 12
 
 // Add adds a row.
 func (t *Table) Add(cells ...string) { t.rows = append(t.rows, cells) }
@@ -33,22 +59,67 @@ func (t *Table) Note(s string) {
 }
 
 // Write writes the table to w, its columns aligned by display columns;
-// with width > 0, each line cut to width columns ("…" where it is cut).
+// with width > 0, fitted to it (see Table): columns squeezed, then left
+// out, and each line cut to width columns ("…" where it is cut).
 func (t *Table) Write(w io.Writer, width int) {
-	var widths []int
-	for _, r := range append([][]string{t.Header}, t.rows...) {
-		for i := range max(len(r)-1, 0) { // the last cell of a row is as long as it is
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], Width(r[i]))
+	all := append([][]string{t.Header}, t.rows...)
+	n := 0
+	for _, r := range all {
+		n = max(n, len(r))
+	}
+	widths := make([]int, n) // of every column, the last's too
+	for _, r := range all {
+		for i, c := range r {
+			widths[i] = max(widths[i], Width(c))
 		}
+	}
+	natural := slices.Clone(widths)
+	shown := make([]bool, n)
+	for i := range shown {
+		shown[i] = true
+	}
+	over := func() int {
+		total, cols := 0, 0
+		for i, on := range shown {
+			if on {
+				total += widths[i]
+				cols++
+			}
+		}
+		return total + 2*max(cols-1, 0) - width
+	}
+	if width > 0 {
+		for _, i := range t.Squeeze {
+			if e := over(); e > 0 && i < n && widths[i] > SqueezeTo {
+				widths[i] = max(SqueezeTo, widths[i]-e)
+			}
+		}
+		for _, i := range t.Drop {
+			if over() > 0 && i < n {
+				shown[i] = false
+			}
+		}
+		for _, i := range t.Squeeze { // what leaving columns out left over, given back
+			if e := over(); e < 0 && i < n && shown[i] {
+				widths[i] = min(natural[i], widths[i]-e)
+			}
+		}
+	}
+	last := n - 1
+	for last > 0 && !shown[last] {
+		last--
 	}
 	line := func(cells []string) string {
 		var b strings.Builder
 		for i, c := range cells {
+			if !shown[i] {
+				continue
+			}
+			if Width(c) > widths[i] {
+				c = Cut(c, widths[i])
+			}
 			b.WriteString(c)
-			if i < len(cells)-1 && i < len(widths) {
+			if i < last {
 				b.WriteString(strings.Repeat(" ", widths[i]-Width(c)+2))
 			}
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/uagentkit/stream/history"
@@ -123,11 +124,11 @@ func (h *historyFlags) table() ([]string, history.Prices, error) {
 	return dirs, prices, nil
 }
 
-// unpriced says on stderr, once each, the models whose tokens could not
-// be priced, and the subscriptions that bill a provider instead.
+// unpriced says on stderr, in one line, the models whose tokens could
+// not be priced.
 func unpriced(e env, est history.Estimate) {
-	for _, m := range est.Unpriced {
-		fmt.Fprintf(e.stderr, "uagent-stream: no price for %s: its tokens are counted and unpriced (--prices adds a row)\n", sanitize(m, false))
+	if len(est.Unpriced) > 0 {
+		fmt.Fprintf(e.stderr, "uagent-stream: no price for %s: their tokens are counted and unpriced (--prices adds a row)\n", sanitize(strings.Join(est.Unpriced, ", "), false))
 	}
 }
 

@@ -67,6 +67,7 @@ type lister struct {
 	loc   *time.Location
 	json  bool
 	limit int
+	more  int // what the limit left out
 }
 
 // size is the terminal's, from $COLUMNS and $LINES when they say.
@@ -93,7 +94,7 @@ func (l *lister) sessions(f history.Filter, search string) error {
 	l.said(errs)
 	listed, found := res.Sessions, res.Matches
 	if l.limit > 0 && len(listed) > l.limit {
-		listed = listed[:l.limit]
+		l.more, listed = len(listed)-l.limit, listed[:l.limit]
 	}
 	var est history.Estimate
 	for _, s := range listed {
@@ -112,6 +113,7 @@ func (l *lister) sessions(f history.Filter, search string) error {
 		})
 	}
 	t := termstream.Table{Header: []string{"LAST ACTIVITY", "SESSION", "RUNS", "STATUS", "MODEL", "TOKENS IN/OUT", "COST", "WORKSPACE", "TITLE"}}
+	t.Squeeze, t.Drop = t.Columns("TITLE", "WORKSPACE", "MODEL"), t.Columns("WORKSPACE", "RUNS", "MODEL", "STATUS", "LAST ACTIVITY", "TOKENS IN/OUT")
 	for _, s := range listed {
 		id := l.x.ShortID(s.ID)
 		if s.Depth > 0 {
@@ -136,7 +138,7 @@ func (l *lister) runs(f history.Filter, search string) error {
 	l.said(errs)
 	runs, found := res.Runs, res.Matches
 	if l.limit > 0 && len(runs) > l.limit {
-		runs = runs[:l.limit]
+		l.more, runs = len(runs)-l.limit, runs[:l.limit]
 	}
 	var est history.Estimate
 	for _, r := range runs {
@@ -153,6 +155,7 @@ func (l *lister) runs(f history.Filter, search string) error {
 		})
 	}
 	t := termstream.Table{Header: []string{"STARTED", "RUN", "SESSION", "#", "WALL", "STATUS", "MODEL", "TURNS", "TOOLS", "TOKENS IN/OUT", "COST", "TITLE"}}
+	t.Squeeze, t.Drop = t.Columns("TITLE", "MODEL"), t.Columns("SESSION", "TURNS", "TOOLS", "#", "WALL", "MODEL", "STATUS", "STARTED", "TOKENS IN/OUT")
 	for _, r := range runs {
 		var one history.Estimate
 		one.Add(r)
@@ -196,6 +199,9 @@ func (l *lister) writeTable(t termstream.Table, est history.Estimate, n int) err
 		return nil
 	}
 	t.Write(l.e.stdout, cols)
+	if l.more > 0 {
+		fmt.Fprintln(l.e.stdout, termstream.Wrap(fmt.Sprintf("… and %d more (--limit 0 shows all)", l.more), cols))
+	}
 	fmt.Fprintln(l.e.stdout, termstream.Wrap("("+estimateNote(est)+")", cols))
 	return nil
 }

@@ -53,6 +53,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/uagentkit/stream/internal/cliflag"
 	"github.com/uagentkit/stream/termstream"
 )
 
@@ -230,30 +231,9 @@ func flags(e env, name string) *flagSet {
 	return &flagSet{FlagSet: fs, e: e, cmd: c, interleave: true}
 }
 
-// help writes the command's synopsis and flags, spelled as the synopsis
-// spells them (--no-color, -f).
+// help writes the command's synopsis and flags (cliflag.Help).
 func (fs *flagSet) help(w io.Writer) {
-	fmt.Fprintf(w, "usage: uagent-stream %s %s\n\n%s.\n", fs.cmd.name, fs.cmd.synopsis, fs.cmd.summary)
-	first := true
-	fs.VisitAll(func(f *flag.Flag) {
-		if first {
-			fmt.Fprint(w, "\nflags:\n")
-			first = false
-		}
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
-		arg, text := flag.UnquoteUsage(f)
-		if arg != "" {
-			arg = " " + arg
-		}
-		def := ""
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
-			def = fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(w, "  %s%s%s\n        %s%s\n", dash, f.Name, arg, text, def)
-	})
+	cliflag.Help(w, fs.FlagSet, fs.cmd.name, fs.cmd.synopsis, fs.cmd.summary)
 }
 
 // given reports whether the flag name was given.
@@ -267,7 +247,7 @@ func (fs *flagSet) given(name string) bool {
 // 0); a bad flag prints one message and the help on stderr (exit 2).
 func (fs *flagSet) parse(args []string) error {
 	if fs.interleave {
-		args = fs.permute(args)
+		args = cliflag.Permute(fs.FlagSet, args)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -277,37 +257,6 @@ func (fs *flagSet) parse(args []string) error {
 		return fs.usageError(err.Error())
 	}
 	return nil
-}
-
-// permute moves the flags before the positional arguments, up to "--".
-func (fs *flagSet) permute(args []string) []string {
-	var flagArgs, rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			rest = append(rest, args[i:]...)
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			rest = append(rest, a)
-			continue
-		}
-		flagArgs = append(flagArgs, a)
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		if f := fs.Lookup(name); f != nil && !isBool(f) && i+1 < len(args) {
-			i++
-			flagArgs = append(flagArgs, args[i])
-		}
-	}
-	return append(flagArgs, rest...)
-}
-
-func isBool(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }
 
 // usageError prints msg and the command's help to stderr and returns

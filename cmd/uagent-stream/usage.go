@@ -45,10 +45,11 @@ func cmdUsage(e env, args []string) error {
 		return l.writeJSON(history.Report(*by, loc, rows, total))
 	}
 	head := strings.ToUpper(*by)
-	t := termstream.Table{Header: []string{head, "SESSIONS", "RUNS", "INPUT", "CACHED", "CACHE WRITES", "OUTPUT (REASONING)", "TOTAL", "COST"}}
+	t := termstream.Table{Header: []string{head, "SESSIONS", "RUNS", "INPUT (UNCACHED)", "CACHED", "CACHE WRITES", "OUTPUT (REASONING)", "TOTAL", "COST"}}
 	if *by == history.BySession {
 		t.Header = slices.Insert(t.Header, 3, "SUBAGENTS")
 	}
+	t.Squeeze, t.Drop = []int{0}, t.Columns("CACHE WRITES", "CACHED", "SESSIONS", "SUBAGENTS", "OUTPUT (REASONING)", "RUNS", "INPUT (UNCACHED)")
 	row := func(name string, u history.UsageRow) {
 		cells := []string{name, strconv.Itoa(u.Sessions), strconv.Itoa(u.Runs), termstream.Thousands(u.UncachedInput()), termstream.Thousands(u.Tokens.CachedInput),
 			termstream.Thousands(u.Tokens.CacheWriteInput), termstream.Thousands(u.Tokens.Output) + " (" + termstream.Thousands(u.Tokens.Reasoning) + ")", termstream.Thousands(u.Total()), money(u.Cost)}
@@ -64,6 +65,9 @@ func cmdUsage(e env, args []string) error {
 			name = x.ShortID(name)
 		case history.ByWorkspace:
 			name = termstream.Tilde(name)
+		}
+		if name == "" { // a run that does not say
+			name = "(unknown)"
 		}
 		row(sanitize(name, false), r)
 		for _, m := range r.Models {
