@@ -17,8 +17,8 @@ import (
 // concurrent use.
 //
 // Written to a width, a table that is wider first cuts the columns of
-// Squeeze (each, in order, down to SqueezeTo columns, its cells cut with
-// "…"), then leaves out the columns of Drop, in order, until it fits, and
+// Squeeze (each, in order, down to twice SqueezeTo columns, then each
+// down to SqueezeTo, its cells cut with "…"), then leaves out the columns of Drop, in order, until it fits, and
 // gives what is left over back to the squeezed columns, in order; each
 // line is then cut to the width, so that every line fits.
 type Table struct {
@@ -89,9 +89,11 @@ func (t *Table) Write(w io.Writer, width int) {
 		return total + 2*max(cols-1, 0) - width
 	}
 	if width > 0 {
-		for _, i := range t.Squeeze {
-			if e := over(); e > 0 && i < n && widths[i] > SqueezeTo {
-				widths[i] = max(SqueezeTo, widths[i]-e)
+		for _, to := range []int{2 * SqueezeTo, SqueezeTo} { // each to twice the least first, then to the least
+			for _, i := range t.Squeeze {
+				if e := over(); e > 0 && i < n && widths[i] > to {
+					widths[i] = max(to, widths[i]-e)
+				}
 			}
 		}
 		for _, i := range t.Drop {
