@@ -9,6 +9,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,9 +45,12 @@ const (
 //   - GET /sessions/ID/: the session's runs in order, as the page shows a
 //     session stream (each run as a run; the runs' totals), its subagents
 //     and reviewers linked (/sessions/ID/children); /sessions/ID/events,
-//     /summary, /intervals, /session as [Handler] serves them.
+//     /summary, /intervals, /session as [Handler] serves them;
+//     /sessions/ID/about, the session as ls --json lists it (its title,
+//     source and cost).
 //   - GET /runs/ID/: a run, as serve FILE shows one; a run still going is
-//     followed until its summary says it ended.
+//     followed until its summary says it ended; /runs/ID/about, the run as
+//     ls --runs --json lists it.
 //   - GET /usage: tokens and the cost estimate by day, a chart and the
 //     table of uagent-stream usage (?since=, ?until=, ?workspace=, ?model=,
 //     ?tz= as /api/usage).
@@ -228,6 +232,11 @@ func (h *History) page(w http.ResponseWriter, r *http.Request, view, base string
 		return
 	}
 	attrs := ` data-history="1" data-view="` + html.EscapeString(view) + `" data-base="` + html.EscapeString(base) + `"`
+	if tz := os.Getenv("TZ"); tz != "" { // the zone the command's times are in, when it has a name
+		if _, err := time.LoadLocation(tz); err == nil {
+			attrs += ` data-tz="` + html.EscapeString(tz) + `"`
+		}
+	}
 	b = bytes.Replace(b, []byte("<body>"), []byte("<body"+attrs+">"), 1)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
@@ -269,6 +278,16 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 		return
 	case sub == "":
 		h.page(w, r, "run", base)
+		return
+	case sub == "about": // what the listings say of it: title, source, cost, its session
+		var v any
+		if found.Run != nil {
+			v = found.Run.JSON()
+		} else {
+			v = found.Session.JSON()
+		}
+		b, err := json.Marshal(v)
+		writeJSON(w, safetext.EscapeJSON(b), err)
 		return
 	case sub == "children" && found.Session != nil:
 		var kids []history.SessionJSON

@@ -52,6 +52,8 @@ func TestHistoryPageInChromium(t *testing.T) {
 		"the hostile title, as text, what a reader cannot see escaped as the command escapes it")
 	assert.Zero(t, browserJS[int](t, ctx, `document.querySelectorAll("#sessions script").length`))
 	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("estimate").textContent`), "API-price estimates")
+	assert.Empty(t, wrapped(t, ctx), "a token on one line")
+	assert.Regexp(t, `^\d{4}-\d\d-\d\d \d\d:\d\d$`, browserJS[string](t, ctx, `document.querySelector("#sessions tbody td").textContent`), "an ISO time")
 	screenshot(t, ctx, "history-index")
 
 	// A filter, then the search, whose hit goes to its run at its line.
@@ -68,6 +70,12 @@ func TestHistoryPageInChromium(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+href))) // where the link goes
 	until(t, ctx, `document.querySelector("#transcript li.hit") !== null`)
 	assert.Contains(t, browserJS[string](t, ctx, `document.querySelector("#transcript li.hit").textContent`), "In parser.go, line 88.")
+	// A run: its cost, its session linked, its title the history's.
+	until(t, ctx, `document.getElementById("totals").textContent.includes("cost (API-price estimate)")`)
+	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("totals").textContent`), "$0.05")
+	assert.Equal(t, "/sessions/"+historytest.Sub+"/", browserJS[string](t, ctx, `document.querySelector("#meta a").getAttribute("href")`))
+	assert.Equal(t, "uagent run: Find where the cache is shared", browserJS[string](t, ctx, `document.getElementById("title").textContent`))
+	assert.Empty(t, wrapped(t, ctx), "a token on one line")
 
 	// A session: its runs, its subagents linked.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/sessions/"+historytest.Flaky+"/")))
@@ -76,8 +84,13 @@ func TestHistoryPageInChromium(t *testing.T) {
 	transcript := browserJS[string](t, ctx, `document.getElementById("transcript").textContent`)
 	assert.Contains(t, transcript, "run 1 · 20261101-235000-a1f1a2b3")
 	assert.Contains(t, transcript, "run 2 · 20261102-002000-a1f1a2b3")
-	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("title").textContent`), historytest.Flaky)
+	until(t, ctx, `document.getElementById("title").textContent.startsWith("uah session:")`)
+	assert.Equal(t, "uah session: Fix the flaky test in parser_test.go", browserJS[string](t, ctx, `document.getElementById("title").textContent`), "titled, named by what it is")
+	until(t, ctx, `document.getElementById("totals").textContent.includes("tokens in 1,500,000")`) // with separators
+	assert.Empty(t, wrapped(t, ctx), "a token on one line")
 	screenshot(t, ctx, "history-session")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/sessions/"+historytest.Old+"/")))
+	until(t, ctx, `document.getElementById("title").textContent === "uagent session: Update the footer year"`)
 
 	// The usage page: its total is the history's (hand-worked in the
 	// history package's tests: 2,203,610 tokens, 9 runs).
@@ -86,7 +99,15 @@ func TestHistoryPageInChromium(t *testing.T) {
 	total := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage tr.total td")].map((td) => td.textContent)`)
 	assert.Equal(t, []string{"total", "7", "9", "533,000", "1,600,000", "30,000", "40,610 (11,500)", "2,203,610", "≥$2.52"}, total)
 	assert.Equal(t, 5, browserJS[int](t, ctx, `document.querySelectorAll("#usage-chart rect.tokens").length`), "a bar a day")
+	assert.Equal(t, []string{"2026-11-03"}, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage-chart .mark.partial")].map((e) => e.dataset.period)`), "partly priced")
+	assert.Equal(t, []string{"2026-11-04"}, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage-chart .mark.unpriced")].map((e) => e.dataset.period)`), "unpriced, not $0")
+	assert.Empty(t, wrapped(t, ctx), "a token on one line")
 	screenshot(t, ctx, "history-usage")
+	week := browserJS[string](t, ctx, `document.querySelector("#usage-by a").getAttribute("href")`) // the switch's first link
+	assert.Equal(t, "/usage?tz=UTC&by=week", week)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+week)))
+	until(t, ctx, `document.querySelector("#usage thead th").textContent === "week" && document.querySelector("#usage tr.total") !== null`)
+	assert.Equal(t, 2, browserJS[int](t, ctx, `document.querySelectorAll("#usage-chart rect.tokens").length`), "2026-W44, 2026-W45")
 
 	// Live: a run that starts while the index is open appears, then ends.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")))
@@ -103,6 +124,29 @@ func TestHistoryPageInChromium(t *testing.T) {
 	run.Status = "ok"
 	require.NoError(t, historytest.Write([]historytest.Run{run}, nil))
 	until(t, ctx, `document.querySelector('tr[data-session="d0d0d0d0-0000-4000-8000-000000000000"][data-status="ok"]') !== null`)
+
+	// Days without a run are on the usage chart's axis, empty.
+	early := historytest.Run{Homes: []string{f.Uah}, ID: "20261027-100000-e0e0e0e0", Session: "e0e0e0e0-0000-4000-8000-000000000000",
+		Start: time.Date(2026, 10, 27, 10, 0, 0, 0, time.UTC), Wall: time.Minute, Status: "ok", Provider: "openai", Model: "gpt-5.4", Prompt: "early"}
+	require.NoError(t, historytest.Write([]historytest.Run{early}, nil))
+	require.Eventually(t, func() bool { // the history read again
+		_, body := fetch(t, srv.URL+"/api/usage?tz=UTC", nil)
+		return strings.Contains(body, `"2026-10-27"`)
+	}, 20*time.Second, 50*time.Millisecond)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/usage?tz=UTC")))
+	until(t, ctx, `document.querySelectorAll("#usage-chart rect.tokens").length === 11`) // 10-27 to 11-06
+	assert.Equal(t, []string{"2026-10-28", "2026-10-29", "2026-10-30", "2026-11-05"},
+		browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage-chart rect.tokens.empty")].map((e) => e.dataset.period)`))
+}
+
+// wrapped is the texts of the page's tokens (the listings' cells but the
+// titles, the run's details, its totals, the usage table's cells) that
+// take more than one line.
+func wrapped(t *testing.T, ctx context.Context) []string {
+	return browserJS[[]string](t, ctx, `[...document.querySelectorAll("#sessions td.tok, #meta dd, #totals span, #usage td")]
+		.filter((e) => e.textContent.trim() && e.offsetParent !== null)
+		.filter((e) => { const r = document.createRange(); r.selectNodeContents(e); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size > 1; })
+		.map((e) => e.textContent)`)
 }
 
 // A file html wrote reads with the network off: the transcript is there,

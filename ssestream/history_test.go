@@ -59,7 +59,8 @@ func fetch(t *testing.T, url string, hdr map[string]string) (*http.Response, str
 // routes are every route of a History, one of each kind.
 var routes = []string{"/", "/usage", "/app.js", "/api/sessions", "/api/usage", "/runs/20261102-002000-a1f1a2b3/",
 	"/runs/20261102-002000-a1f1a2b3/summary", "/sessions/" + historytest.Flaky + "/", "/sessions/" + historytest.Flaky + "/children",
-	"/sessions/" + historytest.Flaky + "/intervals", "/sessions/" + historytest.Flaky + "/session"}
+	"/sessions/" + historytest.Flaky + "/intervals", "/sessions/" + historytest.Flaky + "/session", "/sessions/" + historytest.Flaky + "/about",
+	"/runs/20261102-002000-a1f1a2b3/about"}
 
 // Every route is guarded as serve's are: without a token, a Host that
 // does not name the server locally is refused (403); with one, a request
@@ -94,7 +95,8 @@ func TestHistoryAccess(t *testing.T) {
 func TestHistoryRoutesEscape(t *testing.T) {
 	_, srv, _ := servedHistory(t)
 	for _, r := range append(routes, "/api/sessions?q=say+hi", "/api/usage?by=model&breakdown=1", "/api/usage?by=workspace",
-		"/runs/20261103-120000-f6071829/summary", "/sessions/"+historytest.Unpriced+"/session", "/sessions/"+historytest.Unpriced+"/intervals") {
+		"/runs/20261103-120000-f6071829/summary", "/sessions/"+historytest.Unpriced+"/session", "/sessions/"+historytest.Unpriced+"/intervals",
+		"/sessions/"+historytest.Unpriced+"/about", "/runs/20261103-120000-f6071829/about") {
 		res, body := fetch(t, srv.URL+r, nil)
 		require.Equal(t, http.StatusOK, res.StatusCode, r)
 		if strings.HasSuffix(r, "f6071829/summary") || strings.HasSuffix(r, historytest.Unpriced+"/session") {

@@ -72,7 +72,11 @@ function duration(ms) {
 
 function stamp(t) {
   if (!t || !state.start) return "";
-  return ((t - state.start) / 1000).toFixed(3) + "s";
+  const s = (t - state.start) / 1000;
+  if (s < 60) return s.toFixed(3) + "s";
+  const m = Math.floor(s / 60);
+  if (m < 60) return m + "m" + (s % 60).toFixed(1).padStart(4, "0") + "s";
+  return Math.floor(m / 60) + "h" + String(m % 60).padStart(2, "0") + "m" + String(Math.floor(s % 60)).padStart(2, "0") + "s";
 }
 
 function add(cls, t, parts, line) {
@@ -105,6 +109,7 @@ function showNotices(notices) {
 }
 
 function meta(d) {
+  state.meta = d;
   const m = $("meta");
   m.replaceChildren();
   for (const [k, v] of [["model", [d.provider, d.model].filter(Boolean).join(" ")], ["effort", d.effort],
@@ -112,7 +117,12 @@ function meta(d) {
     if (!v) continue;
     const row = el("div");
     row.appendChild(el("dt", "", k));
-    row.appendChild(el("dd", "", v));
+    const dd = el("dd", "", v);
+    dd.title = String(v);
+    if (k === "session" && document.body.dataset.history && !state.session) { // the run's session, linked
+      dd.replaceChildren(Object.assign(el("a", "", v), { href: "/sessions/" + encodeURIComponent(d.session_id) + "/" }));
+    }
+    row.appendChild(dd);
     m.appendChild(row);
   }
   if (state.session) {
@@ -124,10 +134,10 @@ function meta(d) {
       row.appendChild(el("dd", "", v));
       m.appendChild(row);
     }
-    $("title").textContent = "uah session " + (s.id || "");
+    if (!state.about) $("title").textContent = "uah session " + (s.id || ""); // else the history's title stays
     return;
   }
-  $("title").textContent = "uagent run " + (d.run_id || "");
+  if (!state.about) $("title").textContent = "uagent run " + (d.run_id || "");
 }
 
 // delta is the text_delta or reasoning_delta line last received: the
@@ -223,7 +233,7 @@ const handlers = {
   turn_started(d, t) { add("turn", t, ["── turn " + d.turn]); },
   model_responded(d, t) {
     const u = d.usage || {};
-    add("model", t, ["  model " + duration(d.duration_ms) + " · in " + (u.input || 0) + " · out " + (u.output || 0) +
+    add("model", t, ["  model " + duration(d.duration_ms) + " · in " + thousands(u.input) + " · out " + thousands(u.output) +
       (d.stop && d.stop !== "complete" ? " · stop " + d.stop : "")]);
     if (d.failure) add("error", t, ["  ✗ model failure: " + d.failure]);
   },
@@ -324,9 +334,10 @@ async function totals() {
     const tk = st.tokens || {};
     const box = $("totals");
     box.replaceChildren();
+    const cost = state.about ? [["cost (API-price estimate)", money(state.about.cost_usd, state.about.unpriced_tokens)]] : [];
     for (const [k, v] of [["status", s.status], ["wall", duration(s.wall_ms)], ["model", duration(st.model_ms)],
-      ["tools", duration(st.tool_busy_ms)], ["turns", st.turns || 0], ["tool calls", st.tool_calls || 0],
-      ["tokens in", tk.input || 0], ["tokens out", tk.output || 0]].filter(([k]) => !state.session || k !== "tools")) {
+      ["tools", duration(st.tool_busy_ms)], ["turns", thousands(st.turns)], ["tool calls", thousands(st.tool_calls)],
+      ["tokens in", thousands(tk.input)], ["tokens out", thousands(tk.output)], ...cost].filter(([k]) => !state.session || k !== "tools")) {
       const item = el("span", "total");
       item.appendChild(el("b", "", k + " "));
       item.appendChild(document.createTextNode(String(v)));
@@ -428,7 +439,7 @@ async function children() {
     const a = el("a", "", shown(k.title || k.session_id));
     a.href = "/sessions/" + encodeURIComponent(k.session_id) + "/";
     li.appendChild(a);
-    li.appendChild(document.createTextNode(" · " + (k.source === "review" ? "review" : "subagent") + " · " + k.runs + " runs · " + shown(k.status)));
+    li.appendChild(document.createTextNode(" · " + (k.source === "review" ? "review" : "subagent") + " · " + plural(k.runs, "run") + " · " + shown(k.status)));
     $("children").appendChild(li);
   }
 }
@@ -464,10 +475,51 @@ function compact(n) {
   return (n / 1e9).toFixed(1) + "G";
 }
 
+// when shows a time as the command does, 2026-11-28 15:00, in the zone
+// the address names (?tz=), else the server's (data-tz, when it knows
+// its name), else this browser's.
+const zone = new URLSearchParams(location.search).get("tz") || document.body.dataset.tz || undefined;
+let isoFormat;
+try {
+  isoFormat = new Intl.DateTimeFormat("sv-SE", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+} catch (e) {
+  isoFormat = new Intl.DateTimeFormat("sv-SE", { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+}
 function when(t) {
   if (!t) return "-";
   const d = new Date(t);
-  return isNaN(d) ? "-" : d.toLocaleString();
+  return isNaN(d) ? "-" : isoFormat.format(d);
+}
+
+// thousands is a count with separators, 100,868.
+function thousands(v) { return (Number(v) || 0).toLocaleString("en-US"); }
+
+// plural is "1 run", "2 runs".
+function plural(n, one) { return thousands(n) + " " + one + (Number(n) === 1 ? "" : "s"); }
+
+// cell is a table's cell of a token (an id, a number, a model, a status,
+// a path): never wrapped inside, cut with … where space runs out, the
+// whole of it on hover.
+function cell(text, cls) {
+  const td = el("td", "tok" + (cls ? " " + cls : ""), text);
+  td.title = String(text);
+  return td;
+}
+
+// marked is a search's snippet with what was searched for marked (the
+// first match of each, compared case-insensitively), as text.
+function marked(snippet, q) {
+  const span = el("span", "snippet");
+  const text = shown(snippet), lower = text.toLowerCase(), needle = String(q || "").toLowerCase();
+  let i = needle ? lower.indexOf(needle) : -1, from = 0;
+  while (i >= 0 && needle) {
+    span.appendChild(document.createTextNode(text.slice(from, i)));
+    span.appendChild(el("mark", "", text.slice(i, i + needle.length)));
+    from = i + needle.length;
+    i = lower.indexOf(needle, from);
+  }
+  span.appendChild(document.createTextNode(text.slice(from)));
+  return span;
 }
 
 // The index: a page of the history's sessions (/api/sessions, the
@@ -497,6 +549,7 @@ async function showIndex() {
   const list = await res.json();
   tbody.replaceChildren();
   let unpriced = 0;
+  const models = new Set();
   for (const s of list) {
     const tr = el("tr", s.parent_session_id ? "child" : "");
     tr.dataset.session = s.session_id;
@@ -504,13 +557,11 @@ async function showIndex() {
     const title = el("a", "", (s.parent_session_id ? (s.source === "review" ? "↳ review: " : "↳ ") : "") + shown(s.title || s.session_id));
     title.href = "/sessions/" + encodeURIComponent(s.session_id) + "/";
     const tk = s.tokens || {};
-    const cells = [when(s.last_activity_at), title, s.runs, shown(s.status), shown(s.model), compact(tk.input) + "/" + compact(tk.output),
-      money(s.cost_usd, s.unpriced_tokens), shown(s.workspace)];
-    for (const c of cells) {
-      const td = el("td");
-      if (typeof c === "object") td.appendChild(c); else td.textContent = String(c);
-      tr.appendChild(td);
-    }
+    const titleCell = el("td", "title");
+    titleCell.appendChild(title);
+    tr.append(cell(when(s.last_activity_at)), titleCell, cell(thousands(s.runs), "num"), cell(shown(s.status)), cell(shown(s.model)),
+      cell(compact(tk.input) + "/" + compact(tk.output), "num"), cell(money(s.cost_usd, s.unpriced_tokens), "num"), cell(shown(s.workspace), "path"));
+    models.add(shown(s.model));
     tbody.appendChild(tr);
     unpriced += s.unpriced_tokens || 0;
     for (const m of s.matches || []) {
@@ -520,7 +571,7 @@ async function showIndex() {
       const a = el("a", "", "⌕ " + shown(m.run_id) + " · " + when(m.at) + " · ");
       a.href = "/runs/" + encodeURIComponent(m.run_id) + "/#line-" + m.line;
       td.appendChild(a);
-      td.appendChild(el("span", "snippet", shown(m.snippet)));
+      td.appendChild(marked(m.snippet, new FormData($("filters")).get("q")));
       hit.appendChild(td);
       tbody.appendChild(hit);
     }
@@ -542,6 +593,9 @@ async function showIndex() {
     paging.appendChild(next);
   }
   $("estimate").textContent = shown(res.headers.get("X-Estimate") || "");
+  // the model filter offers the models the history shows
+  const dl = $("models");
+  for (const m of models) if (m && ![...dl.options].some((o) => o.value === m)) dl.appendChild(Object.assign(el("option"), { value: m }));
   setState("live");
 }
 
@@ -568,8 +622,53 @@ function startIndex() {
   es.addEventListener("changed", () => showIndex());
 }
 
-// The usage page: tokens and cost by day, as a bar chart drawn here, and
-// the table of uagent-stream usage (/api/usage: the same rows).
+// The usage page: tokens and cost by day, week, month or model, as a bar
+// chart drawn here, and the table of uagent-stream usage (/api/usage:
+// the same rows). Every period between the first and the last is on the
+// axis, those without a run too; a period with tokens and no price is
+// marked unpriced ("?", not a bar of $0), one partly priced "≥".
+const usageBy = new URLSearchParams(location.search).get("by") || "day";
+
+// periods is rows with the periods between them that have no row (days,
+// weeks or months), as empty rows.
+function periods(rows, by) {
+  if (!["day", "week", "month"].includes(by) || rows.length < 2) return rows;
+  const key = (d) => {
+    const iso = d.toISOString();
+    if (by === "day") return iso.slice(0, 10);
+    if (by === "month") return iso.slice(0, 7);
+    const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+    t.setUTCDate(t.getUTCDate() + 3 - ((t.getUTCDay() + 6) % 7)); // the week's Thursday names its year
+    const first = new Date(Date.UTC(t.getUTCFullYear(), 0, 4));
+    const week = 1 + Math.round(((t - first) / 86400000 - 3 + ((first.getUTCDay() + 6) % 7)) / 7);
+    return t.getUTCFullYear() + "-W" + String(week).padStart(2, "0");
+  };
+  const start = (p) => {
+    if (by === "day") return new Date(p + "T00:00:00Z");
+    if (by === "month") return new Date(p + "-01T00:00:00Z");
+    const [y, w] = p.split("-W").map(Number);
+    const jan4 = new Date(Date.UTC(y, 0, 4));
+    return new Date(jan4.getTime() + ((w - 1) * 7 - ((jan4.getUTCDay() + 6) % 7)) * 86400000);
+  };
+  const step = (d) => {
+    const n = new Date(d);
+    if (by === "day") n.setUTCDate(n.getUTCDate() + 1);
+    else if (by === "week") n.setUTCDate(n.getUTCDate() + 7);
+    else n.setUTCMonth(n.getUTCMonth() + 1);
+    return n;
+  };
+  const have = new Map(rows.map((r) => [r.period, r]));
+  const out = [];
+  const last = rows[rows.length - 1].period;
+  let d = start(rows[0].period);
+  for (let i = 0; i < 1000 && !isNaN(d); i++, d = step(d)) {
+    const p = key(d);
+    out.push(have.get(p) || { period: p, total_tokens: 0, cost_usd: null, unpriced_tokens: 0, empty: true });
+    if (p === last) return out;
+  }
+  return rows; // periods this page cannot step through: as they are
+}
+
 function drawUsage(rows) {
   const svg = $("usage-chart");
   svg.replaceChildren();
@@ -577,62 +676,86 @@ function drawUsage(rows) {
   const max = Math.max(1, ...rows.map((r) => r.total_tokens || 0));
   const maxCost = Math.max(0.000001, ...rows.map((r) => r.cost_usd || 0));
   const w = Math.max(2, (width - left - 10) / Math.max(rows.length, 1));
-  const axis = document.createElementNS(SVG, "text");
-  axis.setAttribute("x", "2");
-  axis.setAttribute("y", "12");
-  axis.textContent = "■ tokens (at most " + compact(max) + ")";
-  axis.setAttribute("class", "legend tokens");
-  svg.appendChild(axis);
-  const legend = document.createElementNS(SVG, "text");
-  legend.setAttribute("x", "260");
-  legend.setAttribute("y", "12");
-  legend.setAttribute("class", "legend cost");
-  legend.textContent = "■ cost, API-price estimate (at most " + money(maxCost, 0) + ")";
-  svg.appendChild(legend);
+  const text = (x, y, cls, t) => {
+    const e = document.createElementNS(SVG, "text");
+    e.setAttribute("x", String(x));
+    e.setAttribute("y", String(y));
+    if (cls) e.setAttribute("class", cls);
+    e.textContent = t;
+    svg.appendChild(e);
+    return e;
+  };
+  text(2, 12, "legend tokens", "■ tokens (at most " + compact(max) + ")");
+  text(260, 12, "legend cost", "■ cost, API-price estimate (at most " + money(maxCost, 0) + "); ? unpriced, ≥ partly priced");
+  const every = Math.ceil(rows.length / Math.max(1, Math.floor((width - left) / 48))); // a label per 48 px at most
   rows.forEach((r, i) => {
     const h = ((r.total_tokens || 0) / max) * (height - 40);
     const bar = document.createElementNS(SVG, "rect");
-    for (const [k, v] of [["class", "bar tokens"], ["x", String(left + i * w)], ["y", String(height - 10 - h)], ["width", String(Math.max(w * 0.45, 1))], ["height", String(h)]]) bar.setAttribute(k, v);
+    for (const [k, v] of [["class", "bar tokens" + (r.empty ? " empty" : "")], ["x", String(left + i * w)], ["y", String(height - 10 - h)], ["width", String(Math.max(w * 0.45, 1))], ["height", String(h)]]) bar.setAttribute(k, v);
     bar.dataset.period = r.period;
     bar.dataset.tokens = String(r.total_tokens || 0);
     const title = document.createElementNS(SVG, "title");
-    title.textContent = shown(r.period) + " · " + (r.total_tokens || 0) + " tokens · " + money(r.cost_usd, r.unpriced_tokens);
+    title.textContent = shown(r.period) + " · " + (r.empty ? "no run" : thousands(r.total_tokens) + " tokens · " + money(r.cost_usd, r.unpriced_tokens));
     bar.appendChild(title);
     svg.appendChild(bar);
+    const cx = left + i * w + w * 0.45;
     if (r.cost_usd !== null && r.cost_usd !== undefined) {
       const ch = (r.cost_usd / maxCost) * (height - 40);
       const cost = document.createElementNS(SVG, "rect");
-      for (const [k, v] of [["class", "bar cost"], ["x", String(left + i * w + w * 0.45)], ["y", String(height - 10 - ch)], ["width", String(Math.max(w * 0.45, 1))], ["height", String(ch)]]) cost.setAttribute(k, v);
+      for (const [k, v] of [["class", "bar cost" + (r.unpriced_tokens > 0 ? " partial" : "")], ["x", String(cx)], ["y", String(height - 10 - ch)], ["width", String(Math.max(w * 0.45, 1))], ["height", String(ch)]]) cost.setAttribute(k, v);
       cost.dataset.period = r.period;
       svg.appendChild(cost);
+      if (r.unpriced_tokens > 0) text(cx, height - 14 - ch, "mark partial", "≥").dataset.period = r.period;
+    } else if (!r.empty && (r.total_tokens || 0) > 0) {
+      text(cx, height - 14, "mark unpriced", "?").dataset.period = r.period;
     }
-    const label = document.createElementNS(SVG, "text");
-    label.setAttribute("x", String(left + i * w));
-    label.setAttribute("y", String(height + 4));
-    label.textContent = shown(r.period.slice(5));
-    svg.appendChild(label);
+    if (i % every === 0) text(left + i * w, height + 6, "axis", shown(by(r.period)));
   });
+  function by(p) { return usageBy === "day" ? String(p).slice(5) : String(p); }
 }
 
 async function startUsage() {
   $("usage-view").hidden = false;
   $("run-view").hidden = true;
   $("title").textContent = "uagent usage";
+  const sw = $("usage-by");
+  for (const b of ["day", "week", "month", "model"]) {
+    const q = new URLSearchParams(location.search);
+    q.set("by", b);
+    const a = el(b === usageBy ? "b" : "a", "", b);
+    if (b !== usageBy) a.href = "/usage?" + q;
+    sw.append(a, " ");
+  }
+  $("usage").tHead.rows[0].cells[0].textContent = usageBy;
   const res = await fetch("/api/usage" + location.search, { cache: "no-store" });
   if (!res.ok) return;
   const u = await res.json();
-  drawUsage(u.rows || []);
+  drawUsage(periods(u.rows || [], usageBy));
   const tbody = $("usage").tBodies[0];
   for (const r of [...(u.rows || []), u.total]) {
     const tr = el("tr", r === u.total ? "total" : "");
     const tk = r.tokens || {};
-    const n = (v) => (Number(v) || 0).toLocaleString("en-US");
+    const n = thousands;
     for (const c of [shown(r.period), r.sessions, r.runs, n(r.uncached_input), n(tk.cached_input), n(tk.cache_write_input),
-      n(tk.output) + " (" + n(tk.reasoning) + ")", n(r.total_tokens), money(r.cost_usd, r.unpriced_tokens)]) tr.appendChild(el("td", "", c));
+      n(tk.output) + " (" + n(tk.reasoning) + ")", n(r.total_tokens), money(r.cost_usd, r.unpriced_tokens)]) tr.appendChild(cell(c));
     tbody.appendChild(tr);
   }
   $("usage-estimate").textContent = shown(u.estimate || "");
   setState("live");
+}
+
+// about shows what the history says of a run or a session (/about: the
+// listing's object): its title, what it is (a uagent or a uah session),
+// its cost, its session linked.
+async function about() {
+  const a = await getJSON("about");
+  if (!a) return;
+  state.about = a;
+  const kind = a.run_id ? "uagent run" : (a.source ? "uah session" : "uagent session");
+  $("title").textContent = kind + ": " + shown(a.title || a.run_id || a.session_id);
+  document.title = $("title").textContent;
+  meta(state.meta || {});
+  totals();
 }
 
 // A run's page opened at a line (#line-N, a search's hit) shows it.
@@ -647,6 +770,6 @@ switch (document.body.dataset.view) {
   case "index": $("nav").hidden = false; startIndex(); break;
   case "usage": $("nav").hidden = false; startUsage(); break;
   default:
-    if (document.body.dataset.history) { $("nav").hidden = false; children(); }
+    if (document.body.dataset.history) { $("nav").hidden = false; children(); about(); }
     start();
 }
