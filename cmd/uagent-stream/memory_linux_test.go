@@ -85,9 +85,11 @@ func TestManyRunsMemoryIsFlat(t *testing.T) {
 	}
 }
 
-// cat of one run with 250,000 tool operations peaks under 96 MiB: what
+// cat of one run with 250,000 tool operations peaks under 112 MiB: what
 // the transcript keeps of an operation is what is still open, not what
-// has closed. (It peaked at 658 MB for 1.19 M operations.)
+// has closed. (It peaked at 658 MB for 1.19 M operations, about 138 MB
+// for as many as here; it measures 83 to 97 MiB from run to run, the
+// most on a CI machine busy with other tests.)
 func TestManyOperationsMemoryIsBounded(t *testing.T) {
 	if raceEnabled {
 		t.Skip("-race changes what memory is")
@@ -109,7 +111,7 @@ func TestManyOperationsMemoryIsBounded(t *testing.T) {
 	})
 	peak, out := testenv.PeakRSS(t, self(t), "cat", "--no-color", path)
 	t.Logf("cat: peak RSS %d MiB", peak>>20)
-	require.Less(t, peak, int64(96<<20), "cat of a run of 250,000 operations")
+	require.Less(t, peak, int64(112<<20), "cat of a run of 250,000 operations")
 	require.Contains(t, string(out), "sleep 1 · still running", "the open operation is said at the end")
 }
 
