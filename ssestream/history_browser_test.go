@@ -88,6 +88,11 @@ func TestHistoryPageInChromium(t *testing.T) {
 	assert.Equal(t, "uah session: Fix the flaky test in parser_test.go", browserJS[string](t, ctx, `document.getElementById("title").textContent`), "titled, named by what it is")
 	until(t, ctx, `document.getElementById("totals").textContent.includes("tokens in 1,500,000")`) // with separators
 	assert.Empty(t, wrapped(t, ctx), "a token on one line")
+	// Its timeline: every run, each run's turns, an axis and a legend.
+	until(t, ctx, `document.querySelectorAll('#timeline rect[data-kind="run"]').length === 2`)
+	assert.Equal(t, 2, browserJS[int](t, ctx, `document.querySelectorAll('#timeline rect[data-kind="turn"]').length`), "a turn of each run")
+	assert.Equal(t, []string{"0 ms", "8 m 15 s", "16 m 30 s", "24 m 45 s", "33 m 0 s"}, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#timeline text.axis")].map((e) => e.textContent)`))
+	assert.Contains(t, browserJS[string](t, ctx, `[...document.querySelectorAll("#timeline text.legend")].map((e) => e.textContent).join(" ")`), "model turn")
 	screenshot(t, ctx, "history-session")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/sessions/"+historytest.Old+"/")))
 	until(t, ctx, `document.getElementById("title").textContent === "uagent session: Update the footer year"`)

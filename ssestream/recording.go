@@ -15,6 +15,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/timeline"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -54,6 +55,7 @@ type Recording struct {
 
 	noticeLines []int               // the line each notice of the open run first came on
 	runs        []stream.SummaryDTO // the summaries of the runs that ended, for /session
+	past        []pastRun           // the runs that ended, laid out, for a session's /intervals
 
 	// The JSON of /summary, /intervals and /session, computed by the
 	// clock now.
@@ -137,8 +139,10 @@ func (rec *Recording) notify() {
 // record's one writer: do not call it from two goroutines at once.
 func (rec *Recording) Add(l uahstream.Line) {
 	if l.Ended != nil {
+		past := timeline.Of(l.Ended.Fold) // its fold is final: read outside the lock
 		rec.mu.Lock()
 		rec.runs = append(rec.runs, l.Ended.Summary)
+		rec.past = append(rec.past, pastRun{layout: past, status: l.Ended.Summary.Status})
 		rec.mu.Unlock()
 	}
 	if l.End {

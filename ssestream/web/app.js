@@ -269,16 +269,43 @@ function draw(iv) {
   const span = Math.max(iv.end, 1);
   const width = svg.clientWidth || 1000;
   const x = (ms) => 90 + (Math.min(Math.max(ms, 0), span) / span) * (width - 100);
-  const names = ["model"];
+  const runs = iv.runs || [];
+  const top = runs.length ? 1 : 0; // a session's runs lane, above the model's
+  const names = runs.length ? ["runs", "model"] : ["model"];
   for (let i = 1; i <= iv.lanes; i++) names.push("tools " + i);
   if (iv.more > 0) names.push("+" + iv.more + " more");
   const bars = [];
-  for (const m of iv.turns) bars.push({ lane: 0, kind: "turn", cls: m.open ? "running" : m.ok ? "model" : "failed", b: m, label: "turn " + m.turn });
+  for (const r of runs) bars.push({ lane: 0, kind: "run", cls: r.open ? "running" : r.ok ? "run" : "failed", b: r, label: "run " + r.turn + " · " + r.detail });
+  for (const m of iv.turns) bars.push({ lane: top, kind: "turn", cls: m.open ? "running" : m.ok ? "model" : "failed", b: m, label: "turn " + m.turn });
   for (const o of iv.tools) {
-    const lane = o.lane < iv.lanes ? o.lane + 1 : names.length - 1;
+    const lane = o.lane < iv.lanes ? o.lane + 1 + top : names.length - 1;
     bars.push({ lane, kind: "tool", cls: o.open ? "running" : o.ok ? "tool" : "failed", b: o, label: o.label + (o.detail ? " · " + o.detail : "") });
   }
-  svg.setAttribute("height", String(names.length * 22 + 4));
+  const lanesEnd = names.length * 22;
+  svg.setAttribute("height", String(lanesEnd + 40));
+  // the axis: five ticks, times since the start
+  for (let i = 0; i <= 4; i++) {
+    const ms = (span * i) / 4, tx = x(ms);
+    const tick = document.createElementNS(SVG, "line");
+    for (const [k, v] of [["class", "tick"], ["x1", String(tx)], ["x2", String(tx)], ["y1", String(lanesEnd - 2)], ["y2", String(lanesEnd + 3)]]) tick.setAttribute(k, v);
+    svg.appendChild(tick);
+    const label = document.createElementNS(SVG, "text");
+    for (const [k, v] of [["class", "axis"], ["x", String(tx)], ["y", String(lanesEnd + 14)], ["text-anchor", i === 0 ? "start" : i === 4 ? "end" : "middle"]]) label.setAttribute(k, v);
+    label.textContent = duration(ms);
+    svg.appendChild(label);
+  }
+  // the legend
+  let lx = 90;
+  for (const [cls, what] of [...(runs.length ? [["run", "run"]] : []), ["model", "model turn"], ["tool", "tool"], ["failed", "failed"], ["running", "still going"]]) {
+    const sw = document.createElementNS(SVG, "rect");
+    for (const [k, v] of [["class", "bar " + cls], ["x", String(lx)], ["y", String(lanesEnd + 24)], ["width", "10"], ["height", "10"]]) sw.setAttribute(k, v);
+    svg.appendChild(sw);
+    const t = document.createElementNS(SVG, "text");
+    for (const [k, v] of [["class", "legend"], ["x", String(lx + 14)], ["y", String(lanesEnd + 33)]]) t.setAttribute(k, v);
+    t.textContent = what;
+    svg.appendChild(t);
+    lx += 14 + what.length * 7 + 16;
+  }
   names.forEach((name, i) => {
     const bg = document.createElementNS(SVG, "rect");
     for (const [k, v] of [["class", "lane"], ["x", "90"], ["y", String(i * 22)], ["width", String(width - 100)], ["height", "18"]]) bg.setAttribute(k, v);
