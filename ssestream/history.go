@@ -47,7 +47,8 @@ const (
 //     and reviewers linked (/sessions/ID/children); /sessions/ID/events,
 //     /summary, /intervals, /session as [Handler] serves them;
 //     /sessions/ID/about, the session as ls --json lists it (its title,
-//     source and cost).
+//     source and cost) and run_list, its runs as ls --runs --json lists
+//     them.
 //   - GET /runs/ID/: a run, as serve FILE shows one; a run still going is
 //     followed until its summary says it ended; /runs/ID/about, the run as
 //     ls --runs --json lists it.
@@ -283,8 +284,15 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 		var v any
 		if found.Run != nil {
 			v = found.Run.JSON()
-		} else {
-			v = found.Session.JSON()
+		} else { // and its runs, each with its cost
+			runs := make([]history.RunJSON, len(found.Session.Runs))
+			for i, r := range found.Session.Runs {
+				runs[i] = r.JSON()
+			}
+			v = struct {
+				history.SessionJSON
+				RunList []history.RunJSON `json:"run_list"`
+			}{found.Session.JSON(), runs}
 		}
 		b, err := json.Marshal(v)
 		writeJSON(w, safetext.EscapeJSON(b), err)

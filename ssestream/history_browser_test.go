@@ -88,6 +88,8 @@ func TestHistoryPageInChromium(t *testing.T) {
 	assert.Equal(t, "uah session: Fix the flaky test in parser_test.go", browserJS[string](t, ctx, `document.getElementById("title").textContent`), "titled, named by what it is")
 	until(t, ctx, `document.getElementById("totals").textContent.includes("tokens in 1,500,000")`) // with separators
 	assert.Empty(t, wrapped(t, ctx), "a token on one line")
+	// Each run's cost on its line.
+	until(t, ctx, `[...document.querySelectorAll("#transcript .run-cost")].map((e) => e.textContent).join("|") === " · $1.00 (API-price estimate)| · $0.50 (API-price estimate)"`)
 	// Its timeline: every run, each run's turns, an axis and a legend.
 	until(t, ctx, `document.querySelectorAll('#timeline rect[data-kind="run"]').length === 2`)
 	assert.Equal(t, 2, browserJS[int](t, ctx, `document.querySelectorAll('#timeline rect[data-kind="turn"]').length`), "a turn of each run")

@@ -222,7 +222,9 @@ const handlers = {
     if (state.session) {
       state.runs++;
       state.noticeLines = new Map(); // /intervals speaks of the open run
-      add("turn", t, ["══ run " + state.runs + " · " + (d.run_id || "")]);
+      const li = add("turn", t, ["══ run " + state.runs + " · " + (d.run_id || ""), el("span", "run-cost", "")]);
+      li.dataset.runId = d.run_id || "";
+      runCosts();
     }
     meta(d);
   },
@@ -783,6 +785,17 @@ async function about() {
   document.title = $("title").textContent;
   meta(state.meta || {});
   totals();
+  runCosts();
+}
+
+// runCosts puts each run's cost estimate on its line of a session's
+// transcript, as the history lists the session's runs.
+function runCosts() {
+  const list = (state.about && state.about.run_list) || [];
+  for (const r of list) {
+    const li = document.querySelector('#transcript li[data-run-id="' + CSS.escape(r.run_id) + '"] .run-cost');
+    if (li) li.textContent = " · " + money(r.cost_usd, r.unpriced_tokens) + " (API-price estimate)";
+  }
 }
 
 // A run's page opened at a line (#line-N, a search's hit) shows it.
