@@ -29,12 +29,12 @@ func readmeSamples(t *testing.T, readme string) (start, end int, commands [][]st
 
 // The README's sample outputs are what the command prints on the
 // history historytest writes (whose figures ls_test.go pins by hand):
-// each "$ uagent-stream …" line of the block is run, at 140 columns, in
+// each "$ uagent-stream …" line of the block is run, at 160 columns, in
 // UTC, and what it prints (stderr, then stdout) must be what follows it.
 // go test -update rewrites them.
 func TestREADMESamplesAreWhatTheCommandPrints(t *testing.T) {
 	historyHome(t)
-	t.Setenv("COLUMNS", "140")
+	t.Setenv("COLUMNS", "160")
 	b, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	readme := string(b)
