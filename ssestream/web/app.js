@@ -300,7 +300,7 @@ function draw(iv) {
   let lx = 90;
   for (const [cls, what] of [...(runs.length ? [["run", "run"]] : []), ["model", "model turn"], ["tool", "tool"], ["failed", "failed"], ["running", "still going"]]) {
     const sw = document.createElementNS(SVG, "rect");
-    for (const [k, v] of [["class", "bar " + cls], ["x", String(lx)], ["y", String(lanesEnd + 24)], ["width", "10"], ["height", "10"]]) sw.setAttribute(k, v);
+    for (const [k, v] of [["class", "swatch " + cls], ["x", String(lx)], ["y", String(lanesEnd + 24)], ["width", "10"], ["height", "10"]]) sw.setAttribute(k, v);
     svg.appendChild(sw);
     const t = document.createElementNS(SVG, "text");
     for (const [k, v] of [["class", "legend"], ["x", String(lx + 14)], ["y", String(lanesEnd + 33)]]) t.setAttribute(k, v);
