@@ -12,6 +12,7 @@ import (
 
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
+	"github.com/uagentkit/stream/termstream"
 )
 
 // GetIn is what the get tool takes.
@@ -114,11 +115,8 @@ func cut(t string) string {
 // heading is the line above a page of a transcript: what it is, its
 // status and cost.
 func heading(o GetOut) string {
-	cost := "unpriced"
-	if o.CostUSD != nil {
-		cost = "$" + strconv.FormatFloat(*o.CostUSD, 'f', 2, 64) + " (estimate)"
-	}
-	h := fmt.Sprintf("%s %s · %s · %s", o.Kind, o.ID, o.Status, cost)
+	unpriced := o.Session != nil && o.Session.UnpricedTokens > 0 // a run is priced whole, or not
+	h := fmt.Sprintf("%s %s · %s · %s (API-price estimate)", o.Kind, o.ID, o.Status, termstream.Money(o.CostUSD, unpriced))
 	if o.Offset > 0 {
 		h += fmt.Sprintf(" · from byte %d", o.Offset)
 	}
@@ -213,19 +211,6 @@ func (s *server) listResources(req mcp.Request) (*mcp.ListResourcesResult, error
 		res.NextCursor = strconv.Itoa(from + resourcesPage)
 	}
 	return res, nil
-}
-
-// escaping is a writer whose every Write (a whole JSON-RPC message, or a
-// whole event of a response's stream) goes out through safetext.EscapeJSON.
-type escaping struct {
-	w interface{ Write([]byte) (int, error) }
-}
-
-func (e escaping) Write(p []byte) (int, error) {
-	if _, err := e.w.Write(safetext.EscapeJSON(p)); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // idError is an id that names nothing of the history, or more than one

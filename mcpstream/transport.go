@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/internal/webguard"
 )
 
@@ -18,16 +19,17 @@ import (
 // client closed it: nil) or ctx is done (ctx's error), with the session
 // closed and its goroutines ended.
 func ServeStdio(ctx context.Context, srv *mcp.Server, in io.ReadCloser, out io.WriteCloser) error {
-	err := srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: escapingCloser{escaping{out}, out}})
+	err := srv.Run(ctx, &mcp.IOTransport{Reader: in, Writer: escapingCloser{safetext.JSONWriter{W: out}, out}})
 	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
 	return err
 }
 
-// escapingCloser is escaping with the Close of the writer it writes to.
+// escapingCloser escapes what is written (safetext.JSONWriter: each Write
+// of the SDK is a whole message), with the Close of the writer under it.
 type escapingCloser struct {
-	escaping
+	safetext.JSONWriter
 	io.Closer
 }
 
@@ -94,7 +96,7 @@ func (h *HTTP) Close() error {
 type escapingResponse struct{ http.ResponseWriter }
 
 func (e *escapingResponse) Write(p []byte) (int, error) {
-	return escaping{e.ResponseWriter}.Write(p)
+	return safetext.JSONWriter{W: e.ResponseWriter}.Write(p)
 }
 
 // Unwrap lets http.ResponseController reach the response's Flush.

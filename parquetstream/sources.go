@@ -124,12 +124,12 @@ func sourcesWalking(inputs []string, problem func(error), walk func(string, fs.W
 }
 
 // runDir reports a directory that is a run directory to export: one that
-// holds uagent's records (events.jsonl). A folder of streams that also
+// holds uagent's records (events.jsonl, a regular file). A folder of streams that also
 // holds a summary.json (a stream's summary written beside it) is a
 // folder of streams.
 func runDir(path string) bool {
 	info, err := os.Stat(filepath.Join(path, statedir.EventsFile))
-	return err == nil && !info.IsDir()
+	return err == nil && info.Mode().IsRegular()
 }
 
 // fingerprint says what files are now: their sizes and times of change.

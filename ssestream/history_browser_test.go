@@ -65,6 +65,7 @@ func TestHistoryPageInChromium(t *testing.T) {
 	browserJS[bool](t, ctx, `document.getElementById("filters").requestSubmit() || true`)
 	assert.Contains(t, browserJS[string](t, ctx, `location.search`), "q=LINE+88", "the filtered index is a link")
 	until(t, ctx, `document.querySelectorAll("#sessions tr.hit a").length === 1`)
+	assert.Equal(t, []string{"line 88"}, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#sessions tr.hit mark")].map((e) => e.textContent)`), "what was searched for, marked")
 	href := browserJS[string](t, ctx, `document.querySelector("#sessions tr.hit a").getAttribute("href")`)
 	assert.Equal(t, "/runs/20261102-000500-b2c3d4e5/#line-6", href)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+href))) // where the link goes

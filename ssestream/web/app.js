@@ -117,10 +117,10 @@ function meta(d) {
     if (!v) continue;
     const row = el("div");
     row.appendChild(el("dt", "", k));
-    const dd = el("dd", "", v);
-    dd.title = String(v);
+    const dd = el("dd", "", shown(v)); // a stream's string, what a reader cannot see escaped
+    dd.title = shown(v);
     if (k === "session" && document.body.dataset.history && !state.session) { // the run's session, linked
-      dd.replaceChildren(Object.assign(el("a", "", v), { href: "/sessions/" + encodeURIComponent(d.session_id) + "/" }));
+      dd.replaceChildren(Object.assign(el("a", "", shown(v)), { href: "/sessions/" + encodeURIComponent(d.session_id) + "/" }));
     }
     row.appendChild(dd);
     m.appendChild(row);
