@@ -510,3 +510,24 @@ func TestUsageBreakdownWithoutRepeats(t *testing.T) {
 		assert.Empty(t, r.Models, r.Period)
 	}
 }
+
+// A filter as written is read one way wherever it comes from: the
+// command's flags, the page's address, an agent's call.
+func TestAskedFilter(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	f, err := history.Asked{Since: "7d", Until: "2026-12-06", Status: "cut_off", Source: "review", Model: "m", Workspace: "/w"}.Filter(time.UTC, now)
+	require.NoError(t, err)
+	assert.Equal(t, history.Filter{Since: now.AddDate(0, 0, -7), Until: time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC), Status: "cut_off", Source: "review", Model: "m", Workspace: "/w"}, f)
+	for field, a := range map[string]history.Asked{"since": {Since: "yesterday"}, "until": {Until: "soon"}, "status": {Status: "failed"}, "source": {Source: "cli"}} {
+		_, err := a.Filter(time.UTC, now)
+		fe, ok := errors.AsType[*history.FilterError](err)
+		require.True(t, ok, field)
+		assert.Equal(t, field, fe.Field)
+	}
+	_, err = history.Asked{Since: "yesterday"}.Filter(time.UTC, now)
+	assert.ErrorIs(t, err, history.ErrWhen)
+	assert.Equal(t, "status wants one of ok, error, timeout, interrupted, disk_limit, running, cut_off", func() string {
+		_, err := history.Asked{Status: "failed"}.Filter(time.UTC, now)
+		return err.Error()
+	}())
+}

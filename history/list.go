@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/uagentkit/stream/statedir"
 )
 
 // Filter keeps the sessions and runs a person asks for; its zero value
@@ -95,6 +97,53 @@ func (x *Index) ListRuns(f Filter) []*Run {
 		}
 	}
 	return out
+}
+
+// Sources are what uah begins a session as (Filter.Source): in its
+// terminal, by uah run, as a subagent, or as a reviewer of /review.
+func Sources() []string { return []string{"tui", "run", "subagent", "review"} }
+
+// Asked is a Filter as a person or a program writes one: Since and Until
+// as When reads them, Status and Source by name, Workspace a path as it
+// is to be compared (a caller makes a relative one absolute first).
+type Asked struct {
+	Since, Until, Workspace, Model, Status, Source string
+}
+
+// FilterError is a field of an Asked that is not what it should be: its
+// name (since, until, status, source) and what it wants.
+type FilterError struct {
+	Field string
+	Err   error
+}
+
+// Error says the field and what it wants: "status wants one of …".
+func (e *FilterError) Error() string { return e.Field + " " + e.Err.Error() }
+
+// Unwrap returns what the field wants (ErrWhen for a time).
+func (e *FilterError) Unwrap() error { return e.Err }
+
+// Filter is the Filter a asks for, its times in loc and its durations
+// before now (see When): a status one of statedir.Statuses, a source one
+// of Sources. The first field that will not do is a *FilterError. It is
+// the one reading of a filter the command's flags, the page's address
+// and an agent's call share.
+func (a Asked) Filter(loc *time.Location, now time.Time) (Filter, error) {
+	f := Filter{Workspace: a.Workspace, Model: a.Model, Status: a.Status, Source: a.Source}
+	var err error
+	if f.Since, err = When(a.Since, loc, now); err != nil {
+		return f, &FilterError{"since", err}
+	}
+	if f.Until, err = When(a.Until, loc, now); err != nil {
+		return f, &FilterError{"until", err}
+	}
+	if a.Status != "" && !slices.Contains(statedir.Statuses(), a.Status) {
+		return f, &FilterError{"status", errors.New("wants one of " + strings.Join(statedir.Statuses(), ", "))}
+	}
+	if a.Source != "" && !slices.Contains(Sources(), a.Source) {
+		return f, &FilterError{"source", errors.New("wants one of " + strings.Join(Sources(), ", "))}
+	}
+	return f, nil
 }
 
 // ErrWhen is what When says of a text that is no time.

@@ -30,7 +30,6 @@ import (
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/schema"
-	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/termstream"
 )
 
@@ -127,30 +126,16 @@ type Filter struct {
 	Source    string `json:"source,omitempty" jsonschema:"only sessions uah began as tui, run, subagent or review"`
 }
 
-// filter is f as a history.Filter, or an error naming the field that is
-// not what it should be.
+// filter is f as a history.Filter (history.Asked), or an error naming
+// the field that is not what it should be.
 func (s *server) filter(f Filter) (history.Filter, error) {
-	var h history.Filter
-	var err error
-	if h.Since, err = history.When(f.Since, s.loc, s.now()); err != nil {
-		return h, fmt.Errorf("stream: mcp: since %q %w", f.Since, err)
+	if f.Workspace != "" && !filepath.IsAbs(f.Workspace) {
+		return history.Filter{}, fmt.Errorf("stream: mcp: workspace %q: an absolute path", f.Workspace)
 	}
-	if h.Until, err = history.When(f.Until, s.loc, s.now()); err != nil {
-		return h, fmt.Errorf("stream: mcp: until %q %w", f.Until, err)
+	h, err := history.Asked(f).Filter(s.loc, s.now())
+	if err != nil {
+		return h, fmt.Errorf("stream: mcp: %w", err)
 	}
-	if f.Workspace != "" {
-		if !filepath.IsAbs(f.Workspace) {
-			return h, fmt.Errorf("stream: mcp: workspace %q: an absolute path", f.Workspace)
-		}
-		h.Workspace = f.Workspace
-	}
-	if f.Status != "" && !slices.Contains(statedir.Statuses(), f.Status) {
-		return h, fmt.Errorf("stream: mcp: status %q: one of %s", f.Status, strings.Join(statedir.Statuses(), ", "))
-	}
-	if f.Source != "" && !slices.Contains([]string{"tui", "run", "subagent", "review"}, f.Source) {
-		return h, fmt.Errorf("stream: mcp: source %q: one of tui, run, subagent, review", f.Source)
-	}
-	h.Model, h.Status, h.Source = f.Model, f.Status, f.Source
 	return h, nil
 }
 

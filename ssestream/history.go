@@ -409,13 +409,8 @@ func (h *History) recording(key string, found history.Found) (*recordedPage, err
 
 // filter is the filter a request's parameters ask for.
 func filter(q url.Values, loc *time.Location, now time.Time) (history.Filter, error) {
-	f := history.Filter{Workspace: q.Get("workspace"), Model: q.Get("model"), Status: q.Get("status"), Source: q.Get("source")}
-	var err error
-	if f.Since, err = history.When(q.Get("since"), loc, now); err != nil {
-		return f, err
-	}
-	f.Until, err = history.When(q.Get("until"), loc, now)
-	return f, err
+	return history.Asked{Since: q.Get("since"), Until: q.Get("until"), Workspace: q.Get("workspace"), Model: q.Get("model"),
+		Status: q.Get("status"), Source: q.Get("source")}.Filter(loc, now)
 }
 
 // query is what a request's parameters ask for: the time zone (?tz=)
@@ -433,7 +428,7 @@ func query(w http.ResponseWriter, r *http.Request) (url.Values, *time.Location, 
 	}
 	f, err := filter(q, loc, time.Now())
 	if err != nil {
-		http.Error(w, "since or until: "+err.Error(), http.StatusBadRequest)
+		http.Error(w, err.Error(), http.StatusBadRequest) // "since wants …": a field of the address, not of the history
 		return nil, nil, history.Filter{}, false
 	}
 	return q, loc, f, true

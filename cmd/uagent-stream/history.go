@@ -22,6 +22,8 @@ type historyFlags struct {
 	until    string
 	ws       string
 	model    string
+	status   string // ls's
+	source   string // ls's
 }
 
 // homes are the state directories given: serve's, or --state-dir.
@@ -68,23 +70,20 @@ func (h *historyFlags) location() (*time.Location, error) {
 	return loc, nil
 }
 
-// filter is the filter the flags ask for (Status and Source are ls's).
+// filter is the filter the flags ask for (history.Asked; Status and
+// Source are ls's, set before).
 func (h *historyFlags) filter(loc *time.Location, now time.Time) (history.Filter, error) {
-	var f history.Filter
-	var err error
-	if f.Since, err = history.When(h.since, loc, now); err != nil {
-		return f, fmt.Errorf("--since %s", err)
-	}
-	if f.Until, err = history.When(h.until, loc, now); err != nil {
-		return f, fmt.Errorf("--until %s", err)
-	}
-	f.Model = h.model
+	a := history.Asked{Since: h.since, Until: h.until, Model: h.model, Status: h.status, Source: h.source}
 	if h.ws != "" {
 		ws, err := filepath.Abs(h.ws)
 		if err != nil {
-			return f, fmt.Errorf("--workspace: %w", err)
+			return history.Filter{}, fmt.Errorf("--workspace: %w", err)
 		}
-		f.Workspace = ws
+		a.Workspace = ws
+	}
+	f, err := a.Filter(loc, now)
+	if err != nil {
+		return f, fmt.Errorf("--%w", err) // --since wants …
 	}
 	return f, nil
 }

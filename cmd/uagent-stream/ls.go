@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,8 +22,8 @@ func cmdLs(e env, args []string) error {
 	var h historyFlags
 	h.register(fs)
 	runs := fs.Bool("runs", false, "a line per run instead of per session")
-	status := fs.String("status", "", "only sessions whose last run (runs that) says `S`: "+strings.Join(statedir.Statuses(), ", "))
-	source := fs.String("source", "", "only sessions uah began as `S`: tui, run, subagent or review")
+	fs.StringVar(&h.status, "status", "", "only sessions whose last run (runs that) says `S`: "+strings.Join(statedir.Statuses(), ", "))
+	fs.StringVar(&h.source, "source", "", "only sessions uah began as `S`: "+strings.Join(history.Sources(), ", "))
 	search := fs.String("search", "", "only what holds `TEXT` in a prompt, message, answer, tool label or tool argument (case-insensitive), each hit shown")
 	limit := fs.Int("limit", 0, "show at most `N`; 0 is all (default: a terminal page on a terminal, else all)")
 	asJSON := fs.Bool("json", false, "print a JSON array (its schema: uagent-stream schema ls, ls-runs)")
@@ -34,17 +33,10 @@ func cmdLs(e env, args []string) error {
 	if fs.NArg() > 0 {
 		return fs.usageError("takes no FILE: it lists the history (--state-dir)")
 	}
-	if *source != "" && !slices.Contains([]string{"tui", "run", "subagent", "review"}, *source) {
-		return fs.usageError("--source wants tui, run, subagent or review")
-	}
 	loc, f, err := h.parsed(fs)
 	if err != nil {
 		return err
 	}
-	if *status != "" && !slices.Contains(statedir.Statuses(), *status) {
-		return fs.usageError("--status wants one of " + strings.Join(statedir.Statuses(), ", "))
-	}
-	f.Status, f.Source = *status, *source
 	x, err := h.open(e)
 	if err != nil {
 		return err
