@@ -531,3 +531,16 @@ func TestAskedFilter(t *testing.T) {
 		return err.Error()
 	}())
 }
+
+// The periods between two are named as Usage names its rows, across a
+// year's end and an ISO week 53.
+func TestPeriods(t *testing.T) {
+	assert.Equal(t, []string{"2026-10-30", "2026-10-31", "2026-11-01"}, history.Periods(history.ByDay, "2026-10-30", "2026-11-01"))
+	assert.Equal(t, []string{"2026-W52", "2026-W53", "2027-W01"}, history.Periods(history.ByWeek, "2026-W52", "2027-W01"))
+	assert.Equal(t, []string{"2026-11", "2026-12", "2027-01"}, history.Periods(history.ByMonth, "2026-11", "2027-01"))
+	assert.Equal(t, []string{"2026-11"}, history.Periods(history.ByMonth, "2026-11", "2026-11"))
+	assert.Nil(t, history.Periods(history.ByModel, "a", "b"))
+	assert.Nil(t, history.Periods(history.ByDay, "2026-11-02", "2026-11-01"), "last before first: none")
+	assert.Nil(t, history.Periods(history.ByWeek, "2026-W99", "2027-W01"))
+	assert.Nil(t, history.Periods(history.ByDay, "yesterday", "2026-11-01"))
+}

@@ -180,19 +180,72 @@ func byTokens(a, b UsageRow) int {
 
 // group is the name of the group a run is in.
 func (x *Index) group(r *Run, by, root string, loc *time.Location) string {
-	t := r.StartedAt.In(loc)
 	switch by {
-	case ByDay:
-		return t.Format(time.DateOnly)
-	case ByWeek:
-		y, w := t.ISOWeek()
-		return fmt.Sprintf("%04d-W%02d", y, w)
-	case ByMonth:
-		return t.Format("2006-01")
+	case ByDay, ByWeek, ByMonth:
+		return period(r.StartedAt.In(loc), by)
 	case BySession:
 		return root
 	case ByModel:
 		return r.ModelName()
 	}
 	return r.Workspace
+}
+
+// period is the name of the day, ISO week or month t is in.
+func period(t time.Time, by string) string {
+	switch by {
+	case ByWeek:
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case ByMonth:
+		return t.Format("2006-01")
+	}
+	return t.Format(time.DateOnly)
+}
+
+// maxPeriods bounds what Periods lists.
+const maxPeriods = 10000
+
+// Periods lists the days, ISO weeks or months (by) from the period first
+// to the period last, both included, named as Usage names its rows: the
+// axis of a chart, with the periods no run is in. Other groupings have no
+// periods between (nil); so have names that are none of the grouping's,
+// and a span of more than 10,000 periods.
+func Periods(by, first, last string) []string {
+	var t time.Time
+	var err error
+	switch by {
+	case ByDay:
+		t, err = time.Parse(time.DateOnly, first)
+	case ByMonth:
+		t, err = time.Parse("2006-01", first)
+	case ByWeek:
+		var y, w int
+		if _, err = fmt.Sscanf(first, "%04d-W%02d", &y, &w); err == nil {
+			jan4 := time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC) // in ISO week 1
+			t = jan4.AddDate(0, 0, 7*(w-1)-(int(jan4.Weekday())+6)%7)
+		}
+	default:
+		return nil
+	}
+	if err != nil || period(t, by) != first {
+		return nil
+	}
+	var out []string
+	for range maxPeriods {
+		p := period(t, by)
+		out = append(out, p)
+		if p == last {
+			return out
+		}
+		switch by {
+		case ByDay:
+			t = t.AddDate(0, 0, 1)
+		case ByWeek:
+			t = t.AddDate(0, 0, 7)
+		default:
+			t = t.AddDate(0, 1, 0)
+		}
+	}
+	return nil
 }

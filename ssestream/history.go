@@ -60,7 +60,8 @@ const (
 //     ?source=, searched by ?q=; a page of ?limit= (default HistoryPage)
 //     from ?offset=, X-Next-Offset naming the next page's when there is one.
 //   - GET /api/usage: usage --json ({by, timezone, estimate, rows, total};
-//     ?by=, ?tz=, ?breakdown=1, and the filters).
+//     ?by=, ?tz=, ?breakdown=1, and the filters), and periods, the chart's
+//     axis (history.Periods) by day, week or month.
 //   - GET /api/events: text/event-stream: a "changed" event (data: the
 //     history's version) each time the history changes (a run begins, goes
 //     on or ends; a sidecar changes), looked for every FollowEvery by
@@ -494,7 +495,16 @@ func (h *History) usage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "by: want one of "+strings.Join(history.Groupings(), ", "), http.StatusBadRequest)
 		return
 	}
-	b, err := json.Marshal(history.Report(by, loc, rows, total))
+	rep := struct {
+		history.UsageReport
+		// Periods are the chart's axis: every day, week or month from the
+		// first row's to the last's, those without a run too.
+		Periods []string `json:"periods,omitempty"`
+	}{UsageReport: history.Report(by, loc, rows, total)}
+	if len(rows) > 0 {
+		rep.Periods = history.Periods(by, rows[0].Period, rows[len(rows)-1].Period)
+	}
+	b, err := json.Marshal(rep)
 	writeJSON(w, safetext.EscapeJSON(b), err)
 }
 

@@ -658,44 +658,13 @@ function startIndex() {
 // marked unpriced ("?", not a bar of $0), one partly priced "≥".
 const usageBy = new URLSearchParams(location.search).get("by") || "day";
 
-// periods is rows with the periods between them that have no row (days,
-// weeks or months), as empty rows.
-function periods(rows, by) {
-  if (!["day", "week", "month"].includes(by) || rows.length < 2) return rows;
-  const key = (d) => {
-    const iso = d.toISOString();
-    if (by === "day") return iso.slice(0, 10);
-    if (by === "month") return iso.slice(0, 7);
-    const t = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
-    t.setUTCDate(t.getUTCDate() + 3 - ((t.getUTCDay() + 6) % 7)); // the week's Thursday names its year
-    const first = new Date(Date.UTC(t.getUTCFullYear(), 0, 4));
-    const week = 1 + Math.round(((t - first) / 86400000 - 3 + ((first.getUTCDay() + 6) % 7)) / 7);
-    return t.getUTCFullYear() + "-W" + String(week).padStart(2, "0");
-  };
-  const start = (p) => {
-    if (by === "day") return new Date(p + "T00:00:00Z");
-    if (by === "month") return new Date(p + "-01T00:00:00Z");
-    const [y, w] = p.split("-W").map(Number);
-    const jan4 = new Date(Date.UTC(y, 0, 4));
-    return new Date(jan4.getTime() + ((w - 1) * 7 - ((jan4.getUTCDay() + 6) % 7)) * 86400000);
-  };
-  const step = (d) => {
-    const n = new Date(d);
-    if (by === "day") n.setUTCDate(n.getUTCDate() + 1);
-    else if (by === "week") n.setUTCDate(n.getUTCDate() + 7);
-    else n.setUTCMonth(n.getUTCMonth() + 1);
-    return n;
-  };
+// periods is rows on the server's axis (/api/usage's periods: every
+// day, week or month from the first row's to the last's), a period
+// without a row as an empty one; rows as they are without an axis.
+function periods(rows, axis) {
+  if (!axis || !axis.length) return rows;
   const have = new Map(rows.map((r) => [r.period, r]));
-  const out = [];
-  const last = rows[rows.length - 1].period;
-  let d = start(rows[0].period);
-  for (let i = 0; i < 1000 && !isNaN(d); i++, d = step(d)) {
-    const p = key(d);
-    out.push(have.get(p) || { period: p, total_tokens: 0, cost_usd: null, unpriced_tokens: 0, empty: true });
-    if (p === last) return out;
-  }
-  return rows; // periods this page cannot step through: as they are
+  return axis.map((p) => have.get(p) || { period: p, total_tokens: 0, cost_usd: null, unpriced_tokens: 0, empty: true });
 }
 
 function drawUsage(rows) {
@@ -759,7 +728,7 @@ async function startUsage() {
   const res = await fetch("/api/usage" + location.search, { cache: "no-store" });
   if (!res.ok) return;
   const u = await res.json();
-  drawUsage(periods(u.rows || [], usageBy));
+  drawUsage(periods(u.rows || [], u.periods));
   const tbody = $("usage").tBodies[0];
   for (const r of [...(u.rows || []), u.total]) {
     const tr = el("tr", r === u.total ? "total" : "");
