@@ -12,12 +12,15 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/uagentkit/stream/internal/regular"
 )
 
 // Token is a token kept as its SHA-256, compared in constant time (of the
@@ -160,7 +163,7 @@ func Access(addr string, public bool, tokenFile, tokenVar string) (string, error
 	}
 	switch {
 	case tokenFile != "":
-		b, err := os.ReadFile(tokenFile)
+		b, err := readToken(tokenFile)
 		if err != nil {
 			return "", fmt.Errorf("--token-file: %w", err)
 		}
@@ -180,6 +183,22 @@ func Access(addr string, public bool, tokenFile, tokenVar string) (string, error
 	b := make([]byte, 24)
 	rand.Read(b) // never fails (crypto/rand)
 	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// maxTokenFile is the most of a token file read: its first line is the
+// token.
+const maxTokenFile = 64 << 10
+
+// readToken reads the start of a token file: a regular file only
+// (regular.Open: a FIFO would hold the server before it listens), at
+// most maxTokenFile bytes.
+func readToken(path string) ([]byte, error) {
+	f, err := regular.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxTokenFile))
 }
 
 // URL is the URL to open of a server listening on a, with path: for an
