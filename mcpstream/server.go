@@ -416,17 +416,9 @@ func result(out any, text string) (*mcp.CallToolResult, int, error) {
 }
 
 // rendered renders a run's or a session's transcript into w without
-// colour, as cat renders it, until w holds its page and knows there is
-// more: what comes after is not read.
+// colour, as cat renders it (termstream.Renderer.RenderUntil), until w
+// holds its page and knows there is more: what comes after is not read.
 func rendered(in *history.Input, w *pageWriter) error {
-	r := termstream.New(w, in.Reader.Session(), termstream.Options{Going: in.Going})
-	for l := range in.Reader.Lines() {
-		r.Add(l)
-		if w.full() {
-			return nil
-		}
-	}
-	r.Finish(in.Reader.Session().Verdict())
-	r.Flush()
-	return in.Reader.Err()
+	_, err := termstream.New(w, in.Reader.Session(), termstream.Options{Going: in.Going}).RenderUntil(in.Reader, w.full)
+	return err
 }

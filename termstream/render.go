@@ -156,12 +156,22 @@ func (r *Renderer) Finish(v stream.Verdict) {
 // (uahstream.Reader.Err), never a line's (those are shown where they
 // occur, and counted in Errors).
 func (r *Renderer) Render(rd *uahstream.Reader) (running bool, err error) {
+	return r.RenderUntil(rd, nil)
+}
+
+// RenderUntil is Render that stops after the line at which enough
+// reports true (a page that is full), reading no more and saying no end;
+// with a nil enough it is Render.
+func (r *Renderer) RenderUntil(rd *uahstream.Reader, enough func() bool) (running bool, err error) {
 	defer r.Flush()
 	for l := range rd.Lines() {
 		if l.End {
 			running = l.Ended != nil && l.Ended.CutOff
 		}
 		r.Add(l)
+		if enough != nil && enough() {
+			return running, nil
+		}
 	}
 	r.Finish(rd.Session().Verdict())
 	return running, rd.Err()
