@@ -53,6 +53,8 @@ func TestHistoryPageInChromium(t *testing.T) {
 	assert.Zero(t, browserJS[int](t, ctx, `document.querySelectorAll("#sessions script").length`))
 	assert.Contains(t, browserJS[string](t, ctx, `document.getElementById("estimate").textContent`), "API-price estimates")
 	assert.Empty(t, wrapped(t, ctx), "a token on one line")
+	assert.Subset(t, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#models option")].map((o) => o.value)`),
+		[]string{"gpt-5.4", "gpt-5.4-mini", "gpt-5.6-sol", "claude-sonnet-4-5"}, "the model filter offers the history's models")
 	assert.Regexp(t, `^\d{4}-\d\d-\d\d \d\d:\d\d$`, browserJS[string](t, ctx, `document.querySelector("#sessions tbody td").textContent`), "an ISO time")
 	screenshot(t, ctx, "history-index")
 

@@ -139,7 +139,8 @@ func (rec *Recording) notify() {
 // record's one writer: do not call it from two goroutines at once.
 func (rec *Recording) Add(l uahstream.Line) {
 	if l.Ended != nil {
-		past := timeline.Of(l.Ended.Fold) // its fold is final: read outside the lock
+		past := timeline.Of(l.Ended.Fold)   // its fold is final: read outside the lock
+		past.Title, past.Overlaps = "", nil // kept: what the session's picture draws, no more
 		rec.mu.Lock()
 		rec.runs = append(rec.runs, l.Ended.Summary)
 		rec.past = append(rec.past, pastRun{layout: past, status: l.Ended.Summary.Status})
