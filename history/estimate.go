@@ -17,11 +17,14 @@ func (r *Run) ModelName() string { return cmp.Or(r.Provider, "?") + "/" + r.Mode
 // and cache-write input, output reasoning) of the runs that could not be
 // priced are in UnpricedTokens, never priced at zero; Unpriced names their
 // provider/model pairs, Plans the "provider: plan" of runs billed by a
-// subscription instead of these figures.
+// subscription instead of these figures. Unapplied counts the priced
+// runs whose estimate could not apply their model's long-context rule
+// (see Cost.Unapplied).
 type Estimate struct {
 	USD                          float64
 	PricedTokens, UnpricedTokens int64
 	Unpriced, Plans              []string
+	Unapplied                    int
 }
 
 // Add counts a run in the estimate.
@@ -37,6 +40,9 @@ func (e *Estimate) Add(r *Run) {
 	}
 	e.USD += r.Cost.USD
 	e.PricedTokens = satAdd(e.PricedTokens, n)
+	if r.Cost.Unapplied {
+		e.Unapplied++
+	}
 }
 
 // Merge adds another estimate to this one.
@@ -44,6 +50,7 @@ func (e *Estimate) Merge(o Estimate) {
 	e.USD += o.USD
 	e.PricedTokens = satAdd(e.PricedTokens, o.PricedTokens)
 	e.UnpricedTokens = satAdd(e.UnpricedTokens, o.UnpricedTokens)
+	e.Unapplied += o.Unapplied
 	for _, u := range o.Unpriced {
 		e.Unpriced = insert(e.Unpriced, u)
 	}
@@ -110,6 +117,9 @@ func (e Estimate) Note() string {
 	if e.UnpricedTokens > 0 {
 		s += "; " + thousands(e.UnpricedTokens) + " tokens are unpriced"
 	}
+	if e.Unapplied > 0 {
+		s += "; " + plural(e.Unapplied, "run is", "runs are") + " priced from totals alone, without the long-context rule (no per-request usage)"
+	}
 	if !e.Finite() {
 		s += "; the cost is not a finite number (a rate of the price table too large): shown as ?"
 	}
@@ -132,4 +142,12 @@ func thousands(n int64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// plural is "1 run is" or "N runs are".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

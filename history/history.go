@@ -428,8 +428,30 @@ func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
 	if q := sr.Request; q != nil {
 		r.Model, r.Effort, r.Title = cmp.Or(r.Model, q.Model), cmp.Or(r.Effort, q.ThinkingLevel), q.Title
 	}
-	r.Cost = x.prices.Cost(r.Provider, r.Model, r.Tokens)
+	r.Cost = x.price(sr, r)
 	return r
+}
+
+// price is a run's estimate: from its requests (each model_response's
+// usage in its records) when its row has a long-context rule its input
+// could have met, so the rule is applied request by request; else from
+// its totals, which then give the same figure. (A run that has finished
+// is priced once: Reopen takes it from the index before.)
+func (x *Index) price(sr *statedir.Run, r *Run) Cost {
+	c := x.prices.Cost(r.Provider, r.Model, r.StartedAt, r.Tokens)
+	if !c.Unapplied {
+		return c
+	}
+	var reqs []stream.TokensDTO
+	for e := range sr.Events() {
+		if m, ok := e.(stream.ModelResponded); ok {
+			reqs = append(reqs, m.Usage.DTO())
+		}
+	}
+	if len(reqs) == 0 { // no records to price it by: its totals' figure, said to be one
+		return c
+	}
+	return x.prices.CostRequests(r.Provider, r.Model, r.StartedAt, reqs)
 }
 
 // home is the state directory of a run directory (STATE/runs/ID).

@@ -48,8 +48,8 @@ var costs = map[string]float64{
 	"20261102-001000-c3d4e5f6": 0.25 + 0.05 + 0.06,
 	// claude-sonnet-4-5 (3, 0.30, 3.75, 15): 30,000×3 + 150,000×0.30 + 20,000×3.75 + 3,000×15
 	"20261031-100000-d4e5f607": 0.09 + 0.045 + 0.075 + 0.045,
-	// gpt-5.6-sol of openai-codex (5, 0.50, 6.25, 30): 50,000×5 + 10,000×6.25 + 1,500×30
-	"20261103-090000-e5f60718": 0.25 + 0.0625 + 0.045,
+	// gpt-5.6-sol of openai-codex, from 2026-08-21 (4, 0.40, 5, 20): 50,000×4 + 10,000×5 + 1,500×20
+	"20261103-090000-e5f60718": 0.20 + 0.05 + 0.03,
 	// running, no tokens yet
 	"20261104-080000-a7182930": 0,
 }
@@ -356,16 +356,16 @@ func TestParsePrices(t *testing.T) {
   {"provider": "local", "model": "llama-9", "input": 1, "cached_input": null, "cache_write_input": null, "output": 2}
 ]`))
 	require.NoError(t, err)
-	c := p.Cost("local", "llama-9", stream.TokensDTO{Input: 1e6, Output: 1e6})
+	c := p.Cost("local", "llama-9", time.Time{}, stream.TokensDTO{Input: 1e6, Output: 1e6})
 	assert.Equal(t, history.Cost{USD: 3, Priced: true}, c)
-	assert.False(t, p.Cost("local", "llama-9", stream.TokensDTO{Input: 1e6, CachedInput: 1}).Priced, "a class without a rate is unpriced")
-	assert.False(t, p.Cost("local", "other", stream.TokensDTO{Input: 1}).Priced)
-	assert.True(t, p.Cost("local", "other", stream.TokensDTO{}).Priced, "no tokens cost nothing")
-	unknown := history.DefaultPrices().Cost("openai-codex", "gpt-9-unknown", stream.TokensDTO{Input: 1})
+	assert.False(t, p.Cost("local", "llama-9", time.Time{}, stream.TokensDTO{Input: 1e6, CachedInput: 1}).Priced, "a class without a rate is unpriced")
+	assert.False(t, p.Cost("local", "other", time.Time{}, stream.TokensDTO{Input: 1}).Priced)
+	assert.True(t, p.Cost("local", "other", time.Time{}, stream.TokensDTO{}).Priced, "no tokens cost nothing")
+	unknown := history.DefaultPrices().Cost("openai-codex", "gpt-9-unknown", time.Time{}, stream.TokensDTO{Input: 1})
 	assert.Equal(t, history.Cost{Plan: "ChatGPT"}, unknown, "unpriced, and still billed by its provider's plan")
 	with := history.DefaultPrices().With(p)
-	assert.True(t, with.Cost("local", "llama-9", stream.TokensDTO{Input: 1}).Priced)
-	assert.True(t, with.Cost("openai", "gpt-5.4", stream.TokensDTO{Input: 1}).Priced)
+	assert.True(t, with.Cost("local", "llama-9", time.Time{}, stream.TokensDTO{Input: 1}).Priced)
+	assert.True(t, with.Cost("openai", "gpt-5.4", time.Time{}, stream.TokensDTO{Input: 1}).Priced)
 
 	for in, want := range map[string]string{
 		"[\n  {\"provider\": \"a\", \"model\": \"b\", \"input\": \"1\"}\n]":      `stream: prices: line 2: field input: a JSON string where a number or null belongs`,
@@ -374,7 +374,9 @@ func TestParsePrices(t *testing.T) {
 		"[\n  {\"provider\": \"a\", \"model\": \"b\", \"rate\": 1}\n]":           `stream: prices: line 2: field rate: not a field of a price row`,
 		"[\n  {\"provider\": \"a\", \"model\": \"b\", \"checked\": \"May\"}\n]":  `stream: prices: line 2: field checked: not a date (YYYY-MM-DD)`,
 		"[\n  {\"provider\": \"a\",\n":                                           `stream: prices: line 3: not JSON: unexpected end of JSON input`,
-		`{"provider": "a"}`:                                                      `stream: prices: line 1: not a JSON array of rows`,
+		`"rows"`:                                                                 `stream: prices: line 1: not a JSON array of rows, nor LiteLLM's object of models`,
+		"[\n  {\"provider\": \"a\", \"model\": \"b\", \"since\": \"2026-01-01\"},\n  {\"provider\": \"a\", \"model\": \"b\", \"since\": \"2026-01-01\"}\n]": `stream: prices: line 3: field since: a second row of a/b from the same day`,
+		"[\n  {\"provider\": \"a\", \"model\": \"b\", \"long_context\": {\"above\": 0}}\n]":                                                                 `stream: prices: line 2: field long_context.above: not a number of tokens above 0`,
 	} {
 		_, err := history.ParsePrices(strings.NewReader(in))
 		var pe *history.PricesError

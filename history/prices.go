@@ -2,11 +2,13 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,28 +21,50 @@ import (
 // Price is one row of a price table: what a provider publishes for one
 // exact model id, in USD per million tokens, for uncached input, cached
 // input, cache writes and output (reasoning is output), nil where no rate
-// is published; when the figures were read (Checked, YYYY-MM-DD) and the
+// is published; from which day the rates apply (Since, YYYY-MM-DD, UTC;
+// "" for always); when the figures were read (Checked, YYYY-MM-DD) and the
 // page they came from (Source). Plan names the subscription that bills
 // the provider instead of these figures ("ChatGPT" for openai-codex):
 // its cost is still the API-price estimate, said to be one.
+//
+// CacheWrite1hInput is the rate of a cache write kept for an hour where a
+// provider publishes one (Anthropic): listed, never charged, since the
+// runner reports cache writes as one class, priced at CacheWriteInput
+// (the five-minute writes a request makes unless it asks otherwise).
+// LongContext, when set, prices a request whose prompt (its input,
+// cached and cache-write input included) is above LongContext.Above
+// tokens at its rates, the whole request.
 type Price struct {
-	Provider        string   `json:"provider"`
-	Model           string   `json:"model"`
+	Provider          string       `json:"provider"`
+	Model             string       `json:"model"`
+	Since             string       `json:"since,omitempty"`
+	Input             *float64     `json:"input"`
+	CachedInput       *float64     `json:"cached_input"`
+	CacheWriteInput   *float64     `json:"cache_write_input"`
+	CacheWrite1hInput *float64     `json:"cache_write_1h_input,omitempty"`
+	Output            *float64     `json:"output"`
+	LongContext       *LongContext `json:"long_context,omitempty"`
+	Checked           string       `json:"checked"`
+	Source            string       `json:"source"`
+	Plan              string       `json:"plan,omitempty"`
+}
+
+// LongContext is the rates of a request whose prompt is above Above
+// tokens (see Price), nil where none is published.
+type LongContext struct {
+	Above           int64    `json:"above"`
 	Input           *float64 `json:"input"`
 	CachedInput     *float64 `json:"cached_input"`
 	CacheWriteInput *float64 `json:"cache_write_input"`
 	Output          *float64 `json:"output"`
-	Checked         string   `json:"checked"`
-	Source          string   `json:"source"`
-	Plan            string   `json:"plan,omitempty"`
 }
 
-// Prices is a price table: a row per provider and exact model id. The
-// zero Prices prices nothing. A Prices is not changed after it is made,
-// and is safe for concurrent use.
+// Prices is a price table: rows per provider and exact model id, each
+// from its Since. The zero Prices prices nothing. A Prices is not changed
+// after it is made, and is safe for concurrent use.
 type Prices struct {
-	rows  map[[2]string]Price
-	plans map[string]string // a provider's plan, from any of its rows
+	rows  map[[2]string][]Price // by Since, the earliest first
+	plans map[string]string     // a provider's plan, from any of its rows
 }
 
 //go:embed prices.json
@@ -62,7 +86,9 @@ const MaxPricesFile = 16 << 20
 
 // ReadPrices reads the price table in the file path (see ParsePrices): a
 // regular file only (a FIFO or a device is no table), MaxPricesFile bytes
-// at most. Its error names the file.
+// at most. A row that does not say where it came from or when is said to
+// come from the file, as of the day it was last written (UTC). Its error
+// names the file.
 func ReadPrices(path string) (Prices, error) {
 	f, err := regular.Open(path)
 	if err != nil {
@@ -73,14 +99,29 @@ func ReadPrices(path string) (Prices, error) {
 	if err != nil {
 		return Prices{}, fmt.Errorf("%s: %w", path, err)
 	}
+	day := ""
+	if info, err := f.Stat(); err == nil {
+		day = info.ModTime().UTC().Format(time.DateOnly)
+	}
+	for k, rows := range p.rows {
+		for i := range rows {
+			rows[i].Source = cmp.Or(rows[i].Source, path)
+			rows[i].Checked = cmp.Or(rows[i].Checked, day)
+		}
+		p.rows[k] = rows
+	}
 	return p, nil
 }
 
-// ParsePrices reads a price table: a JSON array of Price objects. Every
-// row needs its provider and model, and a rate that is a number (not
-// negative) or null; checked, when given, is a date (YYYY-MM-DD). A
-// malformed table is a *PricesError naming the line and the field; one
-// over MaxPricesFile bytes is an error, read no further.
+// ParsePrices reads a price table, in either of two shapes. The
+// project's (prices.json): a JSON array of Price objects, every row with
+// its provider and model, a rate that is a number (not negative) or null,
+// since and checked, when given, dates (YYYY-MM-DD), and no two rows of a
+// model from the same day. LiteLLM's (model_prices_and_context_window.json,
+// the table the community keeps current): a JSON object of entries by
+// model, read by ParseLiteLLM. A malformed table is a *PricesError naming
+// the line and the field; one over MaxPricesFile bytes is an error, read
+// no further.
 func ParsePrices(r io.Reader) (Prices, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxPricesFile+1))
 	if err != nil {
@@ -89,18 +130,14 @@ func ParsePrices(r io.Reader) (Prices, error) {
 	if len(b) > MaxPricesFile {
 		return Prices{}, fmt.Errorf("stream: prices: larger than a price table can be (%d bytes at most)", MaxPricesFile)
 	}
+	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return parseLiteLLM(b)
+	}
 	var rows []json.RawMessage
 	if err := json.Unmarshal(b, &rows); err != nil {
-		off, why := 0, err
-		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
-			off, why = int(se.Offset), errors.New("not JSON: "+se.Error())
-		}
-		if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			why = errors.New("not a JSON array of rows")
-		}
-		return Prices{}, &PricesError{Line: lineAt(b, off), Err: why}
+		return Prices{}, notJSON(b, err, "not a JSON array of rows, nor LiteLLM's object of models")
 	}
-	p := Prices{rows: map[[2]string]Price{}, plans: map[string]string{}}
+	p := Prices{rows: map[[2]string][]Price{}, plans: map[string]string{}}
 	at := 0 // each row is found again in b, in order, for its line
 	for _, raw := range rows {
 		off := at + bytes.Index(b[at:], raw)
@@ -113,7 +150,9 @@ func ParsePrices(r io.Reader) (Prices, error) {
 			err = row.check()
 		}
 		if err == nil {
-			p.add(row)
+			err = p.add(row)
+		}
+		if err == nil {
 			continue
 		}
 		pe := &PricesError{Line: lineAt(b, off), Err: err}
@@ -133,6 +172,18 @@ func ParsePrices(r io.Reader) (Prices, error) {
 	return p, nil
 }
 
+// notJSON is the *PricesError of a table json could not read.
+func notJSON(b []byte, err error, shape string) error {
+	off, why := 0, err
+	if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+		off, why = int(se.Offset), errors.New("not JSON: "+se.Error())
+	}
+	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		why = errors.New(shape)
+	}
+	return &PricesError{Line: lineAt(b, off), Err: why}
+}
+
 // kind names what a field holds.
 func kind(k reflect.Kind) string {
 	switch k {
@@ -140,6 +191,8 @@ func kind(k reflect.Kind) string {
 		return "a string"
 	case reflect.Float64, reflect.Pointer:
 		return "a number or null"
+	case reflect.Int64:
+		return "a whole number"
 	}
 	return k.String()
 }
@@ -172,17 +225,30 @@ func (p Price) check() error {
 	case p.Model == "":
 		return bad("model", "missing")
 	}
-	for _, r := range []struct {
+	rates := []struct {
 		name string
 		v    *float64
-	}{{"input", p.Input}, {"cached_input", p.CachedInput}, {"cache_write_input", p.CacheWriteInput}, {"output", p.Output}} {
-		if r.v != nil && *r.v < 0 {
+	}{{"input", p.Input}, {"cached_input", p.CachedInput}, {"cache_write_input", p.CacheWriteInput}, {"cache_write_1h_input", p.CacheWrite1hInput}, {"output", p.Output}}
+	if lc := p.LongContext; lc != nil {
+		if lc.Above <= 0 {
+			return bad("long_context.above", "not a number of tokens above 0")
+		}
+		rates = append(rates, []struct {
+			name string
+			v    *float64
+		}{{"long_context.input", lc.Input}, {"long_context.cached_input", lc.CachedInput}, {"long_context.cache_write_input", lc.CacheWriteInput}, {"long_context.output", lc.Output}}...)
+	}
+	for _, r := range rates {
+		if r.v != nil && (*r.v < 0 || math.IsNaN(*r.v)) {
 			return bad(r.name, "a negative rate")
 		}
 	}
-	if p.Checked != "" {
-		if _, err := time.Parse(time.DateOnly, p.Checked); err != nil {
-			return bad("checked", "not a date (YYYY-MM-DD)")
+	for _, d := range []struct{ name, v string }{{"checked", p.Checked}, {"since", p.Since}} {
+		if d.v == "" {
+			continue
+		}
+		if _, err := time.Parse(time.DateOnly, d.v); err != nil {
+			return bad(d.name, "not a date (YYYY-MM-DD)")
 		}
 	}
 	return nil
@@ -193,42 +259,75 @@ func lineAt(b []byte, off int) int {
 	return bytes.Count(b[:off], []byte("\n")) + 1
 }
 
-// With returns the table with the rows of more added, a row of more for
-// the same provider and model taking the place of this one's.
+// With returns the table with the rows of more added: the rows of more
+// for a provider and model take the place of all of this one's (a file
+// that prices a model says all there is of it, from its dates on).
 func (p Prices) With(more Prices) Prices {
-	out := Prices{rows: make(map[[2]string]Price, len(p.rows)+len(more.rows)), plans: map[string]string{}}
-	for _, v := range p.rows {
-		out.add(v)
+	out := Prices{rows: make(map[[2]string][]Price, len(p.rows)+len(more.rows)), plans: map[string]string{}}
+	for k, v := range p.rows {
+		out.rows[k] = v
 	}
-	for _, v := range more.rows {
-		out.add(v)
+	for k, v := range more.rows {
+		out.rows[k] = v
+	}
+	for _, t := range []Prices{p, more} {
+		for k, v := range t.plans {
+			out.plans[k] = v
+		}
 	}
 	return out
 }
 
-func (p *Prices) add(row Price) {
-	p.rows[[2]string{row.Provider, row.Model}] = row
+// add adds a row in its place by Since: a second row of the model from
+// the same day is an error.
+func (p *Prices) add(row Price) error {
+	k := [2]string{row.Provider, row.Model}
+	rows := p.rows[k]
+	i, found := slices.BinarySearchFunc(rows, row.Since, func(r Price, since string) int { return strings.Compare(r.Since, since) })
+	if found {
+		return &PricesError{Field: "since", Err: fmt.Errorf("a second row of %s/%s from the same day", row.Provider, row.Model)}
+	}
+	p.rows[k] = slices.Insert(rows, i, row)
 	if row.Plan != "" {
 		p.plans[row.Provider] = row.Plan
 	}
+	return nil
 }
 
-// Rows returns the table's rows, by provider and model.
+// Rows returns the table's rows, by provider, model and since.
 func (p Prices) Rows() []Price {
-	out := make([]Price, 0, len(p.rows))
-	for _, r := range p.rows {
-		out = append(out, r)
+	var out []Price
+	for _, rs := range p.rows {
+		out = append(out, rs...)
 	}
 	slices.SortFunc(out, func(a, b Price) int {
-		return strings.Compare(a.Provider+"\x00"+a.Model, b.Provider+"\x00"+b.Model)
+		return cmp.Or(strings.Compare(a.Provider, b.Provider), strings.Compare(a.Model, b.Model), strings.Compare(a.Since, b.Since))
 	})
 	return out
 }
 
-// Lookup returns the row of a provider's exact model id.
+// Lookup returns the row of a provider's exact model id in force now: its
+// latest.
 func (p Prices) Lookup(provider, model string) (Price, bool) {
-	r, ok := p.rows[[2]string{provider, model}]
-	return r, ok
+	rs := p.rows[[2]string{provider, model}]
+	if len(rs) == 0 {
+		return Price{}, false
+	}
+	return rs[len(rs)-1], true
+}
+
+// At returns the row of a provider's exact model id in force at t: the
+// one with the latest Since on or before t's day (UTC). A model priced
+// only from a day after t has no row at t.
+func (p Prices) At(provider, model string, t time.Time) (Price, bool) {
+	day := t.UTC().Format(time.DateOnly)
+	rs := p.rows[[2]string{provider, model}]
+	for i := len(rs) - 1; i >= 0; i-- {
+		if rs[i].Since <= day {
+			return rs[i], true
+		}
+	}
+	return Price{}, false
 }
 
 // Cost is an API-price estimate of tokens: what they would cost at the
@@ -236,45 +335,96 @@ func (p Prices) Lookup(provider, model string) (Price, bool) {
 // its row no rate for a class of tokens it used: then USD is 0 and means
 // nothing (never a cost of zero). Plan names the subscription that bills
 // the provider instead (see Price: any row of the provider that names
-// one), whether or not the model has a row.
+// one), whether or not the model has a row. Checked is the day the row
+// that priced it was checked.
+//
+// LongRequests counts the requests priced at the row's long-context
+// rates. Unapplied reports an estimate from a run's totals alone whose
+// row has a long-context rule the run's input could have met (more than
+// its Above in all): the rule could not be applied, and the figure is
+// the base rates'.
 type Cost struct {
-	USD    float64
-	Priced bool
-	Plan   string
+	USD          float64
+	Priced       bool
+	Plan         string
+	Checked      string
+	LongRequests int
+	Unapplied    bool
 }
 
-// Cost estimates what tokens of a provider's model would cost: uncached
+// Cost estimates what tokens of a provider's model would cost at the
+// rates in force at start (see At), from a run's totals alone: uncached
 // input (input less cached and cache-write input) at the input rate,
 // cached input at the cached rate, cache writes at the write rate and
 // output (reasoning included, so never charged twice) at the output
 // rate, per million tokens. A class of tokens that is zero needs no rate,
-// and no tokens cost nothing, whatever the model.
-func (p Prices) Cost(provider, model string, t stream.TokensDTO) Cost {
-	row, ok := p.Lookup(provider, model)
-	plan := p.plans[provider]
+// and no tokens cost nothing, whatever the model. The long-context rule
+// is not applied (see Cost.Unapplied): CostRequests applies it.
+func (p Prices) Cost(provider, model string, start time.Time, t stream.TokensDTO) Cost {
+	row, ok := p.At(provider, model, start)
+	c := Cost{Plan: p.plans[provider]}
 	if t == (stream.TokensDTO{}) {
-		return Cost{Priced: true, Plan: plan}
+		c.Priced = true
+		return c
 	}
 	if !ok {
-		return Cost{Plan: plan}
+		return c
 	}
-	usd := 0.0
-	for _, part := range []struct {
-		n    int64
-		rate *float64
-	}{
-		{t.Input - t.CachedInput - t.CacheWriteInput, row.Input},
-		{t.CachedInput, row.CachedInput},
-		{t.CacheWriteInput, row.CacheWriteInput},
-		{t.Output, row.Output},
-	} {
-		if part.n == 0 {
+	c.Checked = row.Checked
+	c.USD, c.Priced = row.price(t, row.base())
+	c.Unapplied = row.LongContext != nil && t.Input > row.LongContext.Above
+	if !c.Priced {
+		c.USD = 0
+	}
+	return c
+}
+
+// CostRequests estimates what a run's requests would cost, as Cost does,
+// request by request (each model_response's usage): a request whose
+// prompt is above the row's long-context threshold is priced at its
+// long-context rates, the whole request.
+func (p Prices) CostRequests(provider, model string, start time.Time, requests []stream.TokensDTO) Cost {
+	row, ok := p.At(provider, model, start)
+	c := Cost{Plan: p.plans[provider], Priced: true}
+	for _, t := range requests {
+		if t == (stream.TokensDTO{}) {
 			continue
 		}
-		if part.rate == nil {
-			return Cost{Plan: plan}
+		if !ok {
+			return Cost{Plan: c.Plan}
 		}
-		usd += float64(part.n) * *part.rate / 1e6
+		c.Checked = row.Checked
+		rates := row.base()
+		if lc := row.LongContext; lc != nil && t.Input > lc.Above {
+			rates = [4]*float64{lc.Input, lc.CachedInput, lc.CacheWriteInput, lc.Output}
+			c.LongRequests++
+		}
+		usd, priced := row.price(t, rates)
+		if !priced {
+			return Cost{Plan: c.Plan}
+		}
+		c.USD += usd
 	}
-	return Cost{USD: usd, Priced: true, Plan: plan}
+	return c
+}
+
+// base is the row's rates: input, cached, cache write, output.
+func (row Price) base() [4]*float64 {
+	return [4]*float64{row.Input, row.CachedInput, row.CacheWriteInput, row.Output}
+}
+
+// price is what tokens cost at rates; false when a class used has no
+// rate.
+func (row Price) price(t stream.TokensDTO, rates [4]*float64) (float64, bool) {
+	usd := 0.0
+	for i, n := range [4]int64{t.Input - t.CachedInput - t.CacheWriteInput, t.CachedInput, t.CacheWriteInput, t.Output} {
+		if n == 0 {
+			continue
+		}
+		if rates[i] == nil {
+			return 0, false
+		}
+		usd += float64(n) * *rates[i] / 1e6
+	}
+	return usd, true
 }

@@ -107,7 +107,7 @@ func TestHistoryPageInChromium(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/usage?tz=UTC")))
 	until(t, ctx, `document.querySelector("#usage tr.total") !== null`)
 	total := browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage tr.total td")].map((td) => td.textContent)`)
-	assert.Equal(t, []string{"total", "7", "9", "533,000", "1,600,000", "30,000", "40,610 (11,500)", "2,203,610", "≥$2.52"}, total)
+	assert.Equal(t, []string{"total", "7", "9", "533,000", "1,600,000", "30,000", "40,610 (11,500)", "2,203,610", "≥$2.45"}, total)
 	assert.Equal(t, 5, browserJS[int](t, ctx, `document.querySelectorAll("#usage-chart rect.tokens").length`), "a bar a day")
 	assert.Equal(t, []string{"2026-11-03"}, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage-chart .mark.partial")].map((e) => e.dataset.period)`), "partly priced")
 	assert.Equal(t, []string{"2026-11-04"}, browserJS[[]string](t, ctx, `[...document.querySelectorAll("#usage-chart .mark.unpriced")].map((e) => e.dataset.period)`), "unpriced, not $0")

@@ -40,6 +40,10 @@ type Run struct {
 	// Command is the Bash command of its one tool call, when not empty.
 	Command string
 	Tokens  stream.TokensDTO
+	// Requests, when not empty, are the usages of its model requests, a
+	// turn each (they add up to Tokens); else it makes one request that
+	// used Tokens.
+	Requests []stream.TokensDTO
 }
 
 // Sidecar is uah's sidecar of a session, in a home.
@@ -115,16 +119,25 @@ func (r Run) write(dir string) error {
 		recs = append(recs, rec{len(recs) + 1, at, kind, data})
 	}
 	add("input", map[string]any{"ID": "m1", "Kind": "external", "Payload": r.Prompt})
-	add("turn", map[string]any{"ID": "t1"})
-	var out []any
-	if r.Command != "" {
-		args, _ := json.Marshal(map[string]string{"command": r.Command})
-		out = append(out, map[string]any{"Type": "tool_call", "Data": map[string]any{"CallID": "c1", "Name": "Bash", "Arguments": string(args)}})
+	reqs := r.Requests
+	if len(reqs) == 0 {
+		reqs = []stream.TokensDTO{r.Tokens}
 	}
-	out = append(out, map[string]any{"Type": "message", "Data": map[string]any{"Role": "assistant", "Text": r.Answer, "Phase": "final_answer"}})
-	add("model_response", map[string]any{"TurnID": "t1", "Response": map[string]any{"Stop": "complete", "Output": out,
-		"Usage": map[string]any{"InputTokens": r.Tokens.Input, "CachedInputTokens": r.Tokens.CachedInput,
-			"CacheWriteInputTokens": r.Tokens.CacheWriteInput, "OutputTokens": r.Tokens.Output, "ReasoningTokens": r.Tokens.Reasoning}}})
+	for i, u := range reqs {
+		turn := fmt.Sprintf("t%d", i+1)
+		add("turn", map[string]any{"ID": turn})
+		var out []any
+		if r.Command != "" && i == 0 {
+			args, _ := json.Marshal(map[string]string{"command": r.Command})
+			out = append(out, map[string]any{"Type": "tool_call", "Data": map[string]any{"CallID": "c1", "Name": "Bash", "Arguments": string(args)}})
+		}
+		if i == len(reqs)-1 {
+			out = append(out, map[string]any{"Type": "message", "Data": map[string]any{"Role": "assistant", "Text": r.Answer, "Phase": "final_answer"}})
+		}
+		add("model_response", map[string]any{"TurnID": turn, "Response": map[string]any{"Stop": "complete", "Output": out,
+			"Usage": map[string]any{"InputTokens": u.Input, "CachedInputTokens": u.CachedInput,
+				"CacheWriteInputTokens": u.CacheWriteInput, "OutputTokens": u.Output, "ReasoningTokens": u.Reasoning}}})
+	}
 	if r.Command != "" {
 		add("tool_call_status", map[string]any{"CallID": "c1", "Status": map[string]any{}, "Operations": []any{
 			map[string]any{"ID": "op1", "Type": "shell", "Status": "completed", "State": map[string]any{"Result": map[string]any{"ExitCode": 0}}}}})
