@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -19,6 +20,7 @@ import (
 // concurrent use.
 type Builder struct {
 	config
+	tally    *history.Tally
 	runID    string
 	finished bool  // the open run's run_finished came: what follows is not its
 	out      []any // the rows of the line being added
@@ -30,6 +32,11 @@ func NewBuilder(opts ...Option) *Builder {
 	for _, o := range opts {
 		o(&b.config)
 	}
+	prices := history.DefaultPrices()
+	if b.prices != nil {
+		prices = *b.prices
+	}
+	b.tally = prices.Tally()
 	return b
 }
 
@@ -54,8 +61,9 @@ func tokens(t stream.Tokens) Tokens {
 // Add.
 func (b *Builder) Add(l uahstream.Line) []any {
 	b.out = b.out[:0]
+	cost, _ := b.tally.Add(l) // the run l ends, if any
 	if l.Ended != nil { // by this line, or cut off by its run_started
-		b.end(l.Ended)
+		b.end(l.Ended, cost)
 	}
 	if l.Started {
 		b.runID, b.finished = "", false
@@ -144,7 +152,7 @@ func (b *Builder) callRow(c stream.ToolCall) ToolCallRow {
 // end adds the rows of a run that ended: its open turn's, the tool rows
 // (operations in the order they started, then the calls without one),
 // then its RunRow.
-func (b *Builder) end(e *uahstream.Ended) {
+func (b *Builder) end(e *uahstream.Ended, cost history.Cost) {
 	f := e.Fold
 	for _, iv := range f.Turns() {
 		if iv.Open {
@@ -163,6 +171,9 @@ func (b *Builder) end(e *uahstream.Ended) {
 	a := e.AutoReview
 	row.AutoReview = AutoReview{AutoReviews: int64(a.Reviews), AutoReviewMS: a.DurationMS, AutoReviewTokensInput: a.Tokens.Input,
 		AutoReviewTokensCachedInput: a.Tokens.CachedInput, AutoReviewTokensOutput: a.Tokens.Output}
+	if cost.Priced {
+		row.CostUSD, row.PricesChecked = &cost.USD, cost.Checked
+	}
 	b.out = append(b.out, row)
 }
 

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/uahstream"
 )
 
@@ -83,6 +84,12 @@ type RunRow struct {
 	// by start), 0 for a run without a session. Rows sets it to 0: it
 	// depends on the session's other runs (see Sessions).
 	SessionSeq int64 `json:"session_seq" parquet:"session_seq"`
+	// CostUSD is the API-price estimate of its tokens (history.Prices:
+	// the rates in force when it started, the long-context rule applied
+	// request by request), null when its model has no price; PricesChecked
+	// the day the price row was checked, "" with no row.
+	CostUSD       *float64 `json:"cost_usd" parquet:"cost_usd,optional"`
+	PricesChecked string   `json:"prices_checked" parquet:"prices_checked,dict"`
 }
 
 // SessionRow is one session: the runs that share a session_id, in the
@@ -117,6 +124,11 @@ type SessionRow struct {
 	// Review reports a reviewer session (a subagent of uah's /review), as
 	// its sidecar says.
 	Review bool `json:"review" parquet:"review"`
+	// CostUSD is its runs' estimates summed, null when none of them is
+	// priced (a partial sum when some are not); PricesChecked the latest
+	// day a price row of its runs was checked.
+	CostUSD       *float64 `json:"cost_usd" parquet:"cost_usd,optional"`
+	PricesChecked string   `json:"prices_checked" parquet:"prices_checked,dict"`
 }
 
 // Sessions groups runs into sessions: those with the same session_id, in
@@ -161,6 +173,10 @@ func Sessions(runs []*RunRow) []SessionRow {
 			s.AutoReviewTokensInput += r.AutoReviewTokensInput
 			s.AutoReviewTokensCachedInput += r.AutoReviewTokensCachedInput
 			s.AutoReviewTokensOutput += r.AutoReviewTokensOutput
+			if r.CostUSD != nil {
+				s.CostUSD = ptr(*r.CostUSD + deref(s.CostUSD))
+			}
+			s.PricesChecked = max(s.PricesChecked, r.PricesChecked)
 		}
 		out = append(out, s)
 	}
@@ -286,6 +302,20 @@ type config struct {
 	content bool
 	file    string
 	stream  []stream.DecoderOption
+	prices  *history.Prices
+}
+
+// WithPrices prices the runs by p (RunRow.CostUSD); without it, by
+// history.DefaultPrices.
+func WithPrices(p history.Prices) Option { return func(c *config) { c.prices = &p } }
+
+func ptr(v float64) *float64 { return &v }
+
+func deref(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
 }
 
 // WithContent includes what people and models wrote: MessageRows, the

@@ -246,3 +246,30 @@ func TestCatFlagsALyingSummary(t *testing.T) {
 	_, out, _ = runCmd(t, "", "cat", "--no-color", sinkFile(t, append(evs, stream.RunFinished{At: ms(5400), Result: stream.Result{Status: stream.StatusOK, Stats: honest}})...))
 	assert.NotContains(t, out, "disagrees")
 }
+
+// cat ends with one line of what the runs would cost, priced as the
+// history prices them (gpt-5.6-sol from 2026-08-21: 50,000×4 + 10,000×5 +
+// 1,500×20 = $0.28), or why there is none, the model's name escaped; a
+// LiteLLM table given with --prices prices it.
+func TestCatSaysTheCost(t *testing.T) {
+	historyHome(t)
+	code, stdout, _ := runCmd(t, "", "cat", "--no-color", "e5f60718")
+	require.Equal(t, 0, code)
+	assert.True(t, strings.HasSuffix(stdout, "cost: $0.28 (costs are API-price estimates (prices.json and --prices), not bills; openai-codex is billed by its ChatGPT plan, not by these figures)\n"), stdout)
+
+	code, stdout, _ = runCmd(t, "", "cat", "--no-color", "f6071829")
+	require.Equal(t, 0, code)
+	last := stdout[strings.LastIndex(strings.TrimSuffix(stdout, "\n"), "\n")+1:]
+	assert.Equal(t, `cost: ? (no price for local/llama-9\x1b]52;c;cm0gLXJmIH4K\x07\x1b[2J\u202e\u200b\x00<script>&; --prices adds a row)`+"\n", last)
+
+	litellm := filepath.Join(t.TempDir(), "prices.json")
+	require.NoError(t, os.WriteFile(litellm, []byte(`{"gpt-6-sol": {"litellm_provider": "openai", "input_cost_per_token": 1e-06, "output_cost_per_token": 1e-05, "cache_read_input_token_cost": 1e-07}}`), 0o644))
+	code, stdout, _ = runCmd(t, "", "cat", "--no-color", "--prices", litellm, runFile)
+	require.Equal(t, 0, code)
+	// testdata/run.jsonl: in 1,355 (cached 512), out 80: 843×1 + 512×0.10 + 80×10 per million
+	assert.Contains(t, stdout, "\ncost: $0.0017 (")
+	code, stdout, _ = runCmd(t, "", "cat", "--no-color", runFile)
+	require.Equal(t, 0, code)
+	// at the built-in gpt-6-sol (2, 0.20, –, 10): 843×2 + 512×0.20 + 80×10
+	assert.Contains(t, stdout, "\ncost: $0.0026 (")
+}

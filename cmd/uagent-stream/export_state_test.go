@@ -3,6 +3,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,4 +297,35 @@ func TestExportBringsTheSessionsTableBack(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	assert.Contains(t, stderr, "exported 0 runs")
 	assert.Equal(t, want, readTable[tablestream.SessionRow](t, out, "sessions"), "the sessions table is back, as it was")
+}
+
+// The runs and sessions tables say what each run would cost at API
+// prices (the fixture's hand-checked figures), with the day its price
+// row was checked: null for a model with no price.
+func TestExportCosts(t *testing.T) {
+	f := historyHome(t)
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, "", "export", "--allow-errors", "-o", out, f.Uagent, f.Old, f.Uah)
+	require.Equal(t, 0, code, stderr)
+	cost := map[string]*float64{}
+	checked := map[string]string{}
+	for _, r := range readTable[tablestream.RunRow](t, out, "runs") {
+		cost[r.RunID], checked[r.RunID] = r.CostUSD, r.PricesChecked
+	}
+	cents := func(v *float64) float64 { require.NotNil(t, v); return math.Round(*v*1e6) / 1e6 }
+	// gpt-5.6-sol of openai-codex, from 2026-08-21 (4, 0.40, 5, 20): 50,000×4 + 10,000×5 + 1,500×20
+	assert.Equal(t, 0.28, cents(cost["20261103-090000-e5f60718"]))
+	assert.Equal(t, "2026-10-06", checked["20261103-090000-e5f60718"])
+	// gpt-5.4 (2.50, 0.25, –, 15): 200,000×2.50 + 800,000×0.25 + 20,000×15
+	assert.Equal(t, 1.0, cents(cost["20261101-235000-a1f1a2b3"]))
+	assert.Nil(t, cost["20261103-120000-f6071829"], "a model no table has: null, never 0")
+	assert.Empty(t, checked["20261103-120000-f6071829"])
+	for _, s := range readTable[tablestream.SessionRow](t, out, "sessions") {
+		switch s.SessionID {
+		case historytest.Flaky: // 1.00 + (100,000×2.50 + 400,000×0.25 + 10,000×15)
+			assert.Equal(t, 1.5, cents(s.CostUSD))
+		case historytest.Unpriced:
+			assert.Nil(t, s.CostUSD)
+		}
+	}
 }
