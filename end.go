@@ -23,10 +23,14 @@ const (
 	// EndCutOff: any other ending without run_finished: the process was
 	// killed, crashed, or closed its stdout early.
 	EndCutOff
+	// EndNoRun: a session stream of uah in which no run ran (a queue that
+	// failed, or nothing asked): its status is ok, or error after a failed
+	// input or an error notice (see uahstream.Session.Verdict).
+	EndNoRun
 )
 
 // String returns the ending's name: finished, preflight_blocked,
-// start_failed or cut_off.
+// start_failed, cut_off or no_run.
 func (k Ending) String() string {
 	switch k {
 	case EndFinished:
@@ -37,6 +41,8 @@ func (k Ending) String() string {
 		return "start_failed"
 	case EndCutOff:
 		return "cut_off"
+	case EndNoRun:
+		return "no_run"
 	}
 	return fmt.Sprintf("Ending(%d)", int(k))
 }

@@ -55,6 +55,9 @@ type Session struct {
 
 	lines, lineErrors, boms int
 	ended                   bool // End was called
+	// failed reports an input_failed or an error notice anywhere in a
+	// session stream: uah exec exits 1 for it (Verdict).
+	failed bool
 
 	keepText, keepArgs bool
 	check              *checks // each run's fold checks its lines
@@ -355,7 +358,10 @@ func (s *Session) session(ch *Change, dto any) {
 		}
 	case InputDeliveredDTO:
 		ch.Message = s.message(d.ID, MessageDelivered, -2)
+	case NoticeDTO:
+		s.failed = s.failed || d.Level == "error"
 	case InputFailedDTO:
+		s.failed = true
 		for _, id := range d.IDs {
 			ch.Message = s.message(id, MessageFailed, -2)
 			s.messages[ch.Message].Reason = d.Reason
@@ -654,24 +660,64 @@ func (s *Session) Totals() Totals {
 	return t
 }
 
-// Verdict is the stream's ending: of a run's stream, its run's; of a
-// session stream, its last run's, as the harness's exit code follows the
-// last run_finished (a session closed during a run ends with the run's
-// run_finished, status interrupted); a session without a run ends as a
-// stream with no line does.
+// Verdict is the stream's ending. Of a run's stream, its run's
+// (stream.Fold.Verdict). Of a session stream, uah exec's rule (uah's
+// ledger, row 126), on its last run's verdict: interrupted (exit 130)
+// when the last run was; disk_limit (exit 3) when it hit the disk limit;
+// otherwise error (exit 1) when an input_failed or an error notice
+// appeared anywhere in the session; otherwise, with no run, EndNoRun, ok
+// (exit 0); otherwise the last run's status, exit 0 when it is ok and 1
+// when it is not (a timeout or a cut-off run too: uah exec has one exit
+// code for them).
 func (s *Session) Verdict() stream.Verdict {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lastFold().Verdict()
+	if !s.harness {
+		return s.lastFold().Verdict()
+	}
+	return s.sessionVerdict(s.lastFold().Verdict(), "")
 }
 
 // VerdictOf is Verdict with the exit code of the process that wrote the
-// stream and why it was stopped, as stream.Fold.VerdictOf reads them: of
-// the last run.
+// stream and why it was stopped: of a run's stream, as
+// stream.Fold.VerdictOf reads them; of a session stream, uah exec's rule
+// (Verdict) on its last run's VerdictOf, stop interrupted counting as an
+// interrupt, with the process's own exit code.
 func (s *Session) VerdictOf(exitCode int, stop stream.Status) stream.Verdict {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lastFold().VerdictOf(exitCode, stop)
+	if !s.harness {
+		return s.lastFold().VerdictOf(exitCode, stop)
+	}
+	v := s.sessionVerdict(s.lastFold().VerdictOf(exitCode, stop), stop)
+	v.ExitCode = exitCode
+	return v
+}
+
+// sessionVerdict is uah exec's rule on the last run's verdict.
+func (s *Session) sessionVerdict(last stream.Verdict, stop stream.Status) stream.Verdict {
+	ran := s.last != nil
+	switch {
+	case stop == stream.StatusInterrupted, ran && last.Status == stream.StatusInterrupted:
+		return stream.Verdict{Ending: ending(ran, last), Status: stream.StatusInterrupted, ExitCode: stream.ExitInterrupted}
+	case ran && last.Status == stream.StatusDiskLimit:
+		return stream.Verdict{Ending: last.Ending, Status: stream.StatusDiskLimit, ExitCode: stream.ExitDiskLimit}
+	case s.failed:
+		return stream.Verdict{Ending: ending(ran, last), Status: stream.StatusError, ExitCode: stream.ExitError}
+	case !ran:
+		return stream.Verdict{Ending: stream.EndNoRun, Status: stream.StatusOK, ExitCode: stream.ExitOK}
+	case last.Status == stream.StatusOK:
+		return stream.Verdict{Ending: last.Ending, Status: stream.StatusOK, ExitCode: stream.ExitOK}
+	}
+	return stream.Verdict{Ending: last.Ending, Status: last.Status, ExitCode: stream.ExitError}
+}
+
+// ending is the last run's ending, EndNoRun without one.
+func ending(ran bool, last stream.Verdict) stream.Ending {
+	if !ran {
+		return stream.EndNoRun
+	}
+	return last.Ending
 }
 
 func (s *Session) lastFold() *stream.Fold {

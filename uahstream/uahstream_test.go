@@ -459,3 +459,42 @@ func TestReaderErr(t *testing.T) {
 	}
 	assert.NoError(t, rd.Err(), "read to its end")
 }
+
+// A session stream ends by uah exec's rule (its ledger, row 126), which
+// every view maps: 130 when the last run was interrupted, 3 at the disk
+// limit, else 1 after any input_failed or error notice, else 0 with no
+// run, else 0 when the last run is ok and 1 when not.
+func TestASessionEndsByUahsExitRule(t *testing.T) {
+	ok := sessions.Run{Message: "hi", Answer: "done"}
+	failed := sessions.Run{Message: "x", CannotStart: true}
+	interrupted := sessions.Run{Message: "stop", Answer: "half", Status: stream.StatusInterrupted}
+	disk := sessions.Run{Message: "big", Answer: "full", Status: stream.StatusDiskLimit}
+	noticed := sessions.Run{Message: "hi", Answer: "done", Notice: "error"}
+	warned := sessions.Run{Message: "hi", Answer: "done", Notice: "warning"}
+	timeout := sessions.Run{Message: "slow", Answer: "late", Status: stream.StatusTimeout}
+	for _, c := range []struct {
+		name string
+		runs []sessions.Run
+		want stream.Verdict
+	}{
+		{"an error notice, then an ok run", []sessions.Run{noticed, ok}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusError, ExitCode: 1}},
+		{"a warning is not an error", []sessions.Run{warned, ok}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusOK, ExitCode: 0}},
+		{"input_failed, then an ok run", []sessions.Run{failed, ok}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusError, ExitCode: 1}},
+		{"no run", nil, stream.Verdict{Ending: stream.EndNoRun, Status: stream.StatusOK, ExitCode: 0}},
+		{"no run, an input failed", []sessions.Run{failed}, stream.Verdict{Ending: stream.EndNoRun, Status: stream.StatusError, ExitCode: 1}},
+		{"interrupted last, after a failed input", []sessions.Run{failed, ok, interrupted}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusInterrupted, ExitCode: 130}},
+		{"disk limit last, after an error notice", []sessions.Run{noticed, disk}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusDiskLimit, ExitCode: 3}},
+		{"interrupted, then ok", []sessions.Run{interrupted, ok}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusOK, ExitCode: 0}},
+		{"a timeout last", []sessions.Run{ok, timeout}, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusTimeout, ExitCode: 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := read(t, sessions.Write(sessions.Options{Runs: c.runs}))
+			assert.Equal(t, c.want, s.Verdict())
+			v := s.VerdictOf(c.want.ExitCode, "")
+			assert.Equal(t, c.want, v, "with uah exec's own exit code")
+		})
+	}
+	s, _ := read(t, sessions.Write(sessions.Options{Runs: []sessions.Run{ok}}))
+	assert.Equal(t, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusInterrupted, ExitCode: 130}, s.VerdictOf(130, stream.StatusInterrupted),
+		"a session stopped by Ctrl-C between runs")
+}

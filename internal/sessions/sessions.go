@@ -51,6 +51,12 @@ type Run struct {
 	// the goal after it, which is then cleared (goal_updated,
 	// goal_cleared).
 	Goal bool
+	// Status, when set, is the status its run_finished says (a run
+	// interrupted or at the disk limit), instead of the one its events
+	// classify.
+	Status stream.Status
+	// Notice is a notice of this level after the run ("" for none).
+	Notice string
 }
 
 // Options shape a session.
@@ -221,8 +227,15 @@ func (w *writer) run(i int, msgID string, r Run) (cutOff bool) {
 	end := w.tick(8)
 	fold.EndAt(end)
 	st := fold.Stats()
-	emit(stream.RunFinished{At: end, Result: stream.Result{Status: stream.Classify("", 0, st), StartedAt: start, Wall: end.Sub(start),
+	status := stream.Classify("", 0, st)
+	if r.Status != "" {
+		status = r.Status
+	}
+	emit(stream.RunFinished{At: end, Result: stream.Result{Status: status, StartedAt: start, Wall: end.Sub(start),
 		Request: req, Stats: st, Answer: fold.Answer()}})
+	if r.Notice != "" {
+		w.harness("notice", map[string]any{"level": r.Notice, "message": w.text("a notice after the run")})
+	}
 	return false
 }
 
