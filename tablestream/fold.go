@@ -62,7 +62,7 @@ func tokens(t stream.Tokens) Tokens {
 func (b *Builder) Add(l uahstream.Line) []any {
 	b.out = b.out[:0]
 	cost, _ := b.tally.Add(l) // the run l ends, if any
-	if l.Ended != nil { // by this line, or cut off by its run_started
+	if l.Ended != nil {       // by this line, or cut off by its run_started
 		b.end(l.Ended, cost)
 	}
 	if l.Started {
