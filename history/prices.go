@@ -80,6 +80,19 @@ func DefaultPrices() Prices {
 	return p
 }
 
+// PricesWith returns DefaultPrices with the rows of the table in the file
+// path in their place (ReadPrices, With); DefaultPrices for "".
+func PricesWith(path string) (Prices, error) {
+	if path == "" {
+		return DefaultPrices(), nil
+	}
+	more, err := ReadPrices(path)
+	if err != nil {
+		return Prices{}, err
+	}
+	return DefaultPrices().With(more), nil
+}
+
 // MaxPricesFile is the largest price table ParsePrices reads (LiteLLM's,
 // every model the community prices, is about 1 MB).
 const MaxPricesFile = 16 << 20

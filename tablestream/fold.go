@@ -61,8 +61,8 @@ func tokens(t stream.Tokens) Tokens {
 // Add.
 func (b *Builder) Add(l uahstream.Line) []any {
 	b.out = b.out[:0]
-	cost, _ := b.tally.Add(l) // the run l ends, if any
-	if l.Ended != nil {       // by this line, or cut off by its run_started
+	cost, _ := b.tally.Add(l)
+	if l.Ended != nil { // by this line, or cut off by its run_started
 		b.end(l.Ended, cost)
 	}
 	if l.Started {

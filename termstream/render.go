@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/internal/tail"
 	"github.com/uagentkit/stream/uahstream"
@@ -52,6 +53,10 @@ type Options struct {
 	// going (a run directory in statedir.StateRunning): a stream that ends
 	// without run_finished then ends "running", not cut off.
 	Going func() bool
+	// Prices, when set, prices the runs as their lines come
+	// (history.Tally): Finish ends with one line of what they would cost
+	// (CostLine).
+	Prices *history.Prices
 }
 
 // Renderer prints a stream for people as its lines arrive. It writes
@@ -62,6 +67,8 @@ type Renderer struct {
 	o   Options
 	pal palette
 	s   *uahstream.Session
+	// tally prices the stream's runs (Options.Prices), nil without.
+	tally *history.Tally
 
 	runStart time.Time // when the open run began, as its fold says
 	answer   *string   // the final answer already shown
@@ -85,6 +92,9 @@ func New(w io.Writer, s *uahstream.Session, o Options) *Renderer {
 	if r.o.Interrupted == nil {
 		r.o.Interrupted = func() bool { return false }
 	}
+	if o.Prices != nil {
+		r.tally = o.Prices.Tally()
+	}
 	if o.Color {
 		r.pal = palette{dim: "\x1b[2m", red: "\x1b[31m", yellow: "\x1b[33m", green: "\x1b[32m", bold: "\x1b[1m", cyan: "\x1b[36m", reset: "\x1b[0m"}
 	}
@@ -96,6 +106,9 @@ func New(w io.Writer, s *uahstream.Session, o Options) *Renderer {
 func (r *Renderer) Restart(s *uahstream.Session) {
 	r.s, r.runStart, r.answer, r.finished, r.open, r.origin = s, time.Time{}, nil, false, false, time.Time{}
 	r.shown = map[int]bool{}
+	if r.o.Prices != nil {
+		r.tally = r.o.Prices.Tally()
+	}
 }
 
 // Note prints a line of the viewer's own, not the stream's (such as "the
@@ -117,6 +130,9 @@ func (r *Renderer) Flush() error { return r.w.Flush() }
 // said to be so, and a session's totals are shown; a process's ending is
 // Finish's).
 func (r *Renderer) Add(l uahstream.Line) {
+	if r.tally != nil {
+		r.tally.Add(l)
+	}
 	r.ended = l.Ended
 	switch {
 	case r.s.Harness():
@@ -144,9 +160,12 @@ func (r *Renderer) Finish(v stream.Verdict) {
 	defer r.w.Flush()
 	if r.s.Harness() {
 		r.sessionEnd(v)
-		return
+	} else {
+		r.end(v, true)
 	}
-	r.end(v, true)
+	if r.tally != nil {
+		r.printf("%s\n", CostLine(r.tally.Estimate()))
+	}
 }
 
 // Render renders every line rd reads (Add), the session's end included,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 
 	"os"
 	"os/signal"
@@ -27,16 +26,14 @@ func cmdCat(e env, args []string) error {
 	noColor := fs.Bool("no-color", false, "never colour the output (NO_COLOR also turns colour off)")
 	noReasoning := fs.Bool("no-reasoning", false, "hide the reasoning lines")
 	toolOutput := fs.Bool("tool-output", false, "under each finished tool, print the last lines of its out_path and err_path files, where they exist on this machine")
-	var h historyFlags
-	fs.StringVar(&h.prices, "prices", "", "a price table `FILE` (prices.json's shape or LiteLLM's) whose rows add to or replace the built-in ones")
+	pricesFile := fs.String("prices", "", pricesUsage)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	_, prices, err := h.table()
+	prices, err := history.PricesWith(*pricesFile)
 	if err != nil {
 		return err
 	}
-	tally := prices.Tally()
 	if fs.NArg() != 1 {
 		return fs.usageError("want one FILE or -")
 	}
@@ -44,7 +41,7 @@ func cmdCat(e env, args []string) error {
 	if *live && name == "-" {
 		return fs.usageError("-f follows a FILE; standard input cannot be followed")
 	}
-	o := termstream.Options{Color: useColor(e.stdout, *noColor), Live: *live, NoReasoning: *noReasoning, ToolOutput: *toolOutput}
+	o := termstream.Options{Color: useColor(e.stdout, *noColor), Live: *live, NoReasoning: *noReasoning, ToolOutput: *toolOutput, Prices: &prices}
 	if !*live {
 		in, err := openInput(e, name, nil)
 		if err != nil {
@@ -53,7 +50,7 @@ func cmdCat(e env, args []string) error {
 		defer in.Close()
 		o.Going = in.Going
 		r := termstream.New(e.stdout, in.Reader.Session(), o)
-		err = render(e, r, in.Reader, tally)
+		err = render(r, in.Reader)
 		if reportProblems(e, in) && err == nil {
 			err = exitError{1}
 		}
@@ -87,7 +84,7 @@ func cmdCat(e env, args []string) error {
 			rd = uahstream.ReadEvents(in.Run.Follow(ctx, pollInterval))
 		}
 		r := termstream.New(e.stdout, rd.Session(), o)
-		err = render(e, r, rd, tally)
+		err = render(r, rd)
 		serious := reportProblems(e, in)
 		switch {
 		case ctx.Err() != nil && !rd.Session().Finished():
@@ -107,16 +104,13 @@ func cmdCat(e env, args []string) error {
 	running := false // a run was going on when the stream ended
 	for {
 		rd := s.Reader(fr)
-		running, err = tallied(r, rd, tally)
+		running, err = r.Render(rd)
 		if !errors.Is(err, follow.ErrReplaced) {
 			break
 		}
 		r.Note(name + " was replaced or truncated: a new run starts")
-		s, tally = new(uahstream.Session), prices.Tally()
+		s = new(uahstream.Session)
 		r.Restart(s)
-	}
-	if err == nil {
-		costLine(e, tally)
 	}
 	switch {
 	case err != nil:
@@ -142,49 +136,18 @@ func followFile(ctx context.Context, e env, path string, done func() bool) *foll
 	return fr
 }
 
-// render renders every line rd reads and how the stream ended, as
-// termstream.Renderer.Render does, then one line of what its runs would
-// cost (tallied from its lines). Line errors are shown where they occur
-// and make the result an exit 1; an error of the reader is returned.
-func render(e env, r *termstream.Renderer, rd *uahstream.Reader, t *history.Tally) error {
-	_, err := tallied(r, rd, t)
-	costLine(e, t)
-	switch {
+// render renders every line rd reads and how the stream ended
+// (termstream.Renderer.Render), with what its runs would cost. Line
+// errors are shown where they occur and make the result an exit 1; an
+// error of the reader is returned.
+func render(r *termstream.Renderer, rd *uahstream.Reader) error {
+	switch _, err := r.Render(rd); {
 	case err != nil:
 		return err
 	case r.Errors() > 0:
 		return exitError{1}
 	}
 	return nil
-}
-
-// tallied renders as termstream.Renderer.Render does, each line tallied
-// too.
-func tallied(r *termstream.Renderer, rd *uahstream.Reader, t *history.Tally) (running bool, err error) {
-	defer r.Flush()
-	for l := range rd.Lines() {
-		if l.End {
-			running = l.Ended != nil && l.Ended.CutOff
-		}
-		t.Add(l)
-		r.Add(l)
-	}
-	r.Finish(rd.Session().Verdict())
-	return running, rd.Err()
-}
-
-// costLine writes, after a rendered stream, the one line of what its
-// runs would cost: the estimate, or why there is none.
-func costLine(e env, t *history.Tally) {
-	est, runs := t.Estimate()
-	switch {
-	case runs == 0:
-		fmt.Fprintln(e.stdout, "cost: none (no run)")
-	case est.USDOrNil() == nil && len(est.Unpriced) > 0:
-		fmt.Fprintf(e.stdout, "cost: ? (no price for %s; --prices adds a row)\n", sanitize(strings.Join(est.Unpriced, ", "), false))
-	default:
-		fmt.Fprintf(e.stdout, "cost: %s (%s)\n", money(est), estimateNote(est))
-	}
 }
 
 // readInto hands every line rd reads to add, the session's end included,

@@ -26,6 +26,9 @@ type historyFlags struct {
 	source   string // ls's
 }
 
+// pricesUsage is the help of --prices.
+const pricesUsage = "a price table `FILE` (prices.json's shape or LiteLLM's model_prices_and_context_window.json) whose rows add to or replace the built-in ones"
+
 // homes are the state directories given: serve's, or --state-dir.
 func (h *historyFlags) homes() []string {
 	if h.state != nil {
@@ -36,7 +39,7 @@ func (h *historyFlags) homes() []string {
 
 func (h *historyFlags) register(fs *flagSet) {
 	h.state = fs.stateDirFlag(", and the history read")
-	fs.StringVar(&h.prices, "prices", "", "a price table `FILE` (a JSON array of rows, as prices.json) whose rows add to or replace the built-in ones")
+	fs.StringVar(&h.prices, "prices", "", pricesUsage)
 	fs.StringVar(&h.timezone, "timezone", "", "the time zone `TZ` of the times shown and of the days, weeks and months (an IANA name; default: the local one)")
 	fs.StringVar(&h.since, "since", "", "only what was active at or after `WHEN`: a date (2026-11-01), a time (2026-11-01T15:04), or a duration before now (36h, 7d)")
 	fs.StringVar(&h.until, "until", "", "only what began before `WHEN` (as --since)")
@@ -112,15 +115,8 @@ func (h *historyFlags) table() ([]string, history.Prices, error) {
 	if err != nil {
 		return nil, history.Prices{}, err
 	}
-	prices := history.DefaultPrices()
-	if h.prices != "" {
-		more, err := history.ReadPrices(h.prices)
-		if err != nil {
-			return nil, history.Prices{}, err
-		}
-		prices = prices.With(more)
-	}
-	return dirs, prices, nil
+	prices, err := history.PricesWith(h.prices)
+	return dirs, prices, err
 }
 
 // unpriced says on stderr, in one line, the models whose tokens could

@@ -1,7 +1,7 @@
 // Command uagent-stream renders, checks, summarizes, draws, runs, serves
 // and exports uagent v1 JSONL streams, and puts uagent in editors.
 //
-//	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-
+//	uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] [--prices FILE] [--state-dir DIR]… FILE|-
 //	uagent-stream validate [--json] [--strict] [--exit-code N] [--state-dir DIR]… FILE…
 //	uagent-stream stats [--check] [--allow-errors] [--json] [--state-dir DIR]… FILE…
 //	uagent-stream timeline [-o OUT.svg] [--state-dir DIR]… FILE|-
@@ -13,6 +13,7 @@
 //	uagent-stream mcp [--http HOST:PORT [--public] [--token-file FILE]] [--max-bytes N] [--timezone TZ] [--prices FILE] [--state-dir DIR]…
 //	uagent-stream ls [--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
 //	uagent-stream usage [--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…
+//	uagent-stream prices [--prices FILE] [--json]
 //	uagent-stream export [-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]
 //	uagent-stream otel [--content] [--state-dir DIR]… FILE…
 //	uagent-stream convert [-o FILE] [--state-dir DIR]… RUN_DIR|ID
@@ -68,7 +69,7 @@ type command struct{ name, synopsis, summary string }
 // and words (the functions that run them are in runners, so that a
 // command's flags can look its words up here).
 var commands = []command{
-	{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-", "render a run for people (live with -f)"},
+	{"cat", "[-f] [--no-color] [--no-reasoning] [--tool-output] [--prices FILE] [--state-dir DIR]… FILE|-", "render a run for people (live with -f), then what it would cost at API prices"},
 	{"validate", "[--json] [--strict] [--exit-code N] [--state-dir DIR]… FILE…", "report every violation of the stream rules"},
 	{"stats", "[--check] [--allow-errors] [--json] [--state-dir DIR]… FILE…", "print the summary recomputed from the events (of a run directory: the runner's summary, recomputed)"},
 	{"timeline", "[-o OUT.svg] [--state-dir DIR]… FILE|-", "draw the run as an SVG"},
@@ -80,6 +81,7 @@ var commands = []command{
 	{"mcp", "[--http HOST:PORT [--public] [--token-file FILE]] [--max-bytes N] [--timezone TZ] [--prices FILE] [--state-dir DIR]…", "serve the history to agents over the Model Context Protocol (stdio; --http for Streamable HTTP): sessions, search, transcripts and usage, read-only"},
 	{"ls", "[--runs] [--search TEXT] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--status S] [--source S] [--limit N] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "list the history's sessions (or runs), the latest first, with tokens and an API-price estimate; filter and search them"},
 	{"usage", "[--by day|week|month|session|model|workspace] [--breakdown] [--since WHEN] [--until WHEN] [--workspace DIR] [--model M] [--timezone TZ] [--prices FILE] [--json] [--state-dir DIR]…", "add up the history's tokens and what they would cost at API prices"},
+	{"prices", "[--prices FILE] [--json]", "print the price table in force: each model's rates per million tokens, the day they apply from, the long-context rule, where they came from and when they were checked"},
 	{"export", "[-o DIR] [--content] [--allow-errors] [--state-dir DIR]… [FILE|DIR…]", "write runs as Parquet tables (runs, turns, tool_calls, notices) for DuckDB, Spark or BigQuery"},
 	{"otel", "[--content] [--state-dir DIR]… FILE…", "export recorded runs as OpenTelemetry traces (OTLP, configured by the OTEL_* variables)"},
 	{"convert", "[-o FILE] [--state-dir DIR]… RUN_DIR|ID", "write a run directory of uagent's state directory as the v1 stream uagent would have written"},
@@ -101,6 +103,7 @@ var runners = map[string]func(env, []string) error{
 	"mcp":      cmdMCP,
 	"ls":       cmdLs,
 	"usage":    cmdUsage,
+	"prices":   cmdPrices,
 	"export":   cmdExport,
 	"otel":     cmdOtel,
 	"convert":  cmdConvert,

@@ -77,22 +77,18 @@ func cmdRun(e env, args []string) error {
 	}
 	export := newLiveExport(e, *otelOn, *otelContent)
 	var r *termstream.Renderer
-	tally := history.DefaultPrices().Tally()
 	if !*asJSON {
-		r = termstream.New(e.stdout, run.Session(), termstream.Options{Color: useColor(e.stdout, *noColor), Live: true})
+		r = termstream.New(e.stdout, run.Session(), termstream.Options{Color: useColor(e.stdout, *noColor), Live: true, Prices: new(history.DefaultPrices())})
 	}
 	for l := range run.Lines() {
 		export.add(l)
 		if r != nil {
-			tally.Add(l)
 			r.Add(l)
 		}
 	}
 	o, err := run.Wait()
 	if r != nil {
 		r.Finish(o.Verdict) // the closing line says what the outcome line says
-		r.Flush()
-		costLine(e, tally)
 	}
 	restore() // the terminal first: nothing below needs the child
 	execstream.ReapOrphans(*grace)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/uagentkit/stream/history"
+	"github.com/uagentkit/stream/internal/safetext"
 	"github.com/uagentkit/stream/termstream"
 )
 
@@ -79,4 +80,30 @@ func cmdUsage(e env, args []string) error {
 	t.Write(e.stdout, cols)
 	_, err = e.stdout.Write([]byte(termstream.Wrap("("+estimateNote(total.Cost)+")", cols) + "\n"))
 	return err
+}
+
+// cmdPrices prints the price table in force: the built-in rows, with
+// those of --prices in their place.
+func cmdPrices(e env, args []string) error {
+	fs := flags(e, "prices")
+	path := fs.String("prices", "", pricesUsage)
+	asJSON := fs.Bool("json", false, "print the rows as a JSON array, in prices.json's shape")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fs.usageError("takes no FILE (--prices FILE adds a table)")
+	}
+	p, err := history.PricesWith(*path)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return safetext.WriteArray(e.stdout, p.Rows(), func(r history.Price) any { return r })
+	}
+	l := &lister{e: e}
+	cols, _, _ := l.size()
+	t := termstream.PricesTable(p.Rows())
+	t.Write(e.stdout, cols)
+	return nil
 }
