@@ -45,7 +45,7 @@ func TestUsage(t *testing.T) {
 	}{
 		{nil, 2, "usage: uagent-stream COMMAND"},
 		{[]string{"frobnicate"}, 2, `uagent-stream: unknown command "frobnicate"`},
-		{[]string{"cat"}, 2, "uagent-stream: cat: want one FILE or -\nusage: uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] [--state-dir DIR]… FILE|-"},
+		{[]string{"cat"}, 2, "uagent-stream: cat: want one FILE or -\nusage: uagent-stream cat [-f] [--no-color] [--no-reasoning] [--tool-output] [--prices FILE] [--state-dir DIR]… FILE|-"},
 		{[]string{"cat", "a", "b"}, 2, "uagent-stream: cat: want one FILE or -"},
 		{[]string{"cat", "--bogus", runFile}, 2, "uagent-stream: cat: flag provided but not defined: -bogus\n"},
 		{[]string{"cat", "-f", "-"}, 2, "uagent-stream: cat: -f follows a FILE; standard input cannot be followed"},
