@@ -87,7 +87,7 @@ func (s *server) page(id, cursor string, limit int) (out GetOut, more bool, err 
 	}
 	defer in.Close()
 	w := &pageWriter{skip: from, limit: limit}
-	if err := rendered(in, w); err != nil {
+	if err := rendered(in, w, s.live.Index().Prices()); err != nil {
 		return out, false, fmt.Errorf("stream: mcp: %s %s: %w", out.Kind, out.ID, err)
 	}
 	if from > w.total {

@@ -416,9 +416,10 @@ func result(out any, text string) (*mcp.CallToolResult, int, error) {
 }
 
 // rendered renders a run's or a session's transcript into w without
-// colour, as cat renders it (termstream.Renderer.RenderUntil), until w
-// holds its page and knows there is more: what comes after is not read.
-func rendered(in *history.Input, w *pageWriter) error {
-	_, err := termstream.New(w, in.Reader.Session(), termstream.Options{Going: in.Going}).RenderUntil(in.Reader, w.full)
+// colour, as cat renders it (termstream.Renderer.RenderUntil, its cost
+// line by prices), until w holds its page and knows there is more: what
+// comes after is not read.
+func rendered(in *history.Input, w *pageWriter, prices history.Prices) error {
+	_, err := termstream.New(w, in.Reader.Session(), termstream.Options{Going: in.Going, Prices: &prices}).RenderUntil(in.Reader, w.full)
 	return err
 }

@@ -228,7 +228,7 @@ func TestGetPagesABigRun(t *testing.T) {
 	var whole bytes.Buffer
 	in, err := history.Found{Run: live.Index().Run("20261201-100000-0a0b0c0d")}.Open(nil)
 	require.NoError(t, err)
-	_, err = termstream.New(&whole, in.Reader.Session(), termstream.Options{}).Render(in.Reader)
+	_, err = termstream.New(&whole, in.Reader.Session(), termstream.Options{Prices: new(history.DefaultPrices())}).Render(in.Reader)
 	require.NoError(t, err)
 	require.Greater(t, whole.Len(), 256<<10)
 
