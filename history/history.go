@@ -66,9 +66,15 @@ type Run struct {
 	Title string
 	// Cost is the API-price estimate of its tokens.
 	Cost Cost
+	// Answered reports a summary with an answer.
+	Answered bool
 
 	state statedir.State // as it was when the run was read
 }
+
+// Attempts reads how its model attempts ended, as its stderr.log says
+// (statedir.ReadAttempts): read when asked, not kept.
+func (r *Run) Attempts() (statedir.Attempts, error) { return statedir.ReadAttempts(r.Dir) }
 
 // final reports a run that had finished when it was read.
 func (r *Run) final() bool { return r.state == statedir.StateFinished }
@@ -106,6 +112,28 @@ type Session struct {
 	ToolCalls int
 	WallMS    int64
 	Cost      Estimate
+	// Compaction is what uah's compactions of the session spent (its
+	// compaction log's stats.call, uahstream.CallUsage): model calls of
+	// their own, in no run's summary, so apart from Tokens and Cost;
+	// CompactionCost their estimate (each call one request, priced as the
+	// session's provider and the record's model, else the session's, on
+	// the day of the record).
+	Compaction     uahstream.Compaction
+	CompactionCost Estimate
+	// Subagents is what the session's subagent and reviewer sessions
+	// spent, counted as usage --by session counts them: in the session at
+	// the top of their parents (Root). Of a session at the top, every
+	// descendant's runs; of a subagent, nothing. Apart from Tokens and
+	// Cost, which are its own runs'.
+	Subagents Spent
+}
+
+// Spent is what some sessions' runs spent: how many sessions and runs,
+// their tokens and their estimate.
+type Spent struct {
+	Sessions, Runs int
+	Tokens         stream.TokensDTO
+	Cost           Estimate
 }
 
 // Index is the sessions and runs of a history. It is read once, by Open
@@ -258,6 +286,7 @@ func build(prices Prices, h *statedir.History, prev *Index, stamps []stamp) *Ind
 	}
 	slices.SortStableFunc(x.runs, func(a, b *Run) int { return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID)) })
 	x.sessionsOf(h.Sidecars())
+	x.spentApart(h.Compactions)
 	x.short = shortest(x.ids())
 	return x
 }
@@ -303,6 +332,12 @@ func (x *Index) sessionsOf(sidecars map[string]*statedir.Sidecar) {
 		s.Title, s.Source, s.Workspace = title(s, sc.Title()), sc.Source, cmp.Or(s.Workspace, sc.Workspace)
 		if sc.Review {
 			s.Source = "review"
+			for _, r := range s.Runs { // a review that answered, then stopped as /review stops it
+				if r.Status == string(stream.StatusInterrupted) && r.Answered {
+					r.Status = ReviewedStatus
+				}
+			}
+			s.Status = s.Runs[len(s.Runs)-1].Status
 		}
 	}
 	slices.SortStableFunc(x.sessions, func(a, b *Session) int {
@@ -316,6 +351,30 @@ func (x *Index) sessionsOf(sidecars map[string]*statedir.Sidecar) {
 	for _, s := range x.sessions { // in the order of their activity
 		if p := x.bySess[s.Parent]; p != nil {
 			p.Children = append(p.Children, s)
+		}
+	}
+}
+
+// spentApart adds up, for each session, what was spent outside its runs:
+// its compactions' calls, and its subagents' runs (in the session at the
+// top of their parents).
+func (x *Index) spentApart(compactions func(id string) []statedir.Compaction) {
+	for _, s := range x.sessions {
+		for _, c := range compactions(s.ID) {
+			s.Compaction.Add(c.Stats)
+			if t, ok := uahstream.CallUsage(c.Stats); ok {
+				model := cmp.Or(c.Model, s.Model)
+				s.CompactionCost.Add(&Run{Provider: s.Provider, Model: model, Tokens: t,
+					Cost: x.prices.CostRequests(s.Provider, model, c.At, []stream.TokensDTO{t})})
+			}
+		}
+		if root := x.Root(s); root != s {
+			root.Subagents.Sessions++
+			for _, r := range s.Runs {
+				root.Subagents.Runs++
+				addTokens(&root.Subagents.Tokens, r.Tokens)
+				root.Subagents.Cost.Add(r)
+			}
 		}
 	}
 }
@@ -424,6 +483,7 @@ func (x *Index) run(sr *statedir.Run, before map[string]recomputed) *Run {
 		r.WallMS = sum.WallMS
 		r.Provider, r.Model, r.Effort, r.Workspace = sum.Provider, sum.Model, sum.Effort, sum.Workspace
 		r.Turns, r.ToolCalls, r.Tokens = sum.Stats.Turns, sum.Stats.ToolCalls, sum.Stats.Tokens
+		r.Answered = sum.Answer != ""
 	}
 	if q := sr.Request; q != nil {
 		r.Model, r.Effort, r.Title = cmp.Or(r.Model, q.Model), cmp.Or(r.Effort, q.ThinkingLevel), q.Title

@@ -528,7 +528,7 @@ func TestAskedFilter(t *testing.T) {
 	}
 	_, err = history.Asked{Since: "yesterday"}.Filter(time.UTC, now)
 	assert.ErrorIs(t, err, history.ErrWhen)
-	assert.Equal(t, "status wants one of ok, error, timeout, interrupted, disk_limit, running, cut_off", func() string {
+	assert.Equal(t, "status wants one of ok, error, timeout, interrupted, disk_limit, running, cut_off, reviewed", func() string {
 		_, err := history.Asked{Status: "failed"}.Filter(time.UTC, now)
 		return err.Error()
 	}())

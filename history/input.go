@@ -129,6 +129,22 @@ func (in *Input) Problems() []error {
 	return out
 }
 
+// Attempts adds up the model attempts its run directories' stderr.log
+// say (statedir.Run.Attempts): nothing for a file, and nothing of a run
+// whose stderr.log cannot be read.
+func (in *Input) Attempts() statedir.Attempts {
+	var out statedir.Attempts
+	for _, r := range append([]*statedir.Run{in.Run}, in.Runs...) {
+		if r == nil {
+			continue
+		}
+		if a, err := r.Attempts(); err == nil {
+			out = out.Add(a)
+		}
+	}
+	return out
+}
+
 // RunOf is the run directory the Ended run was read from: of a run
 // directory, its run; of a session of the history, its run of that
 // index; nil for a stream.

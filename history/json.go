@@ -31,6 +31,30 @@ type SessionJSON struct {
 	UnpricedTokens  int64            `json:"unpriced_tokens"`
 	Home            string           `json:"home"`
 	Matches         []MatchJSON      `json:"matches,omitempty"`
+	// Compaction is what uah's compactions spent, apart from the runs'
+	// tokens (absent without one); Subagents what its subagent and
+	// reviewer sessions spent, all the way down (absent without one).
+	Compaction *CompactionJSON `json:"compaction,omitempty"`
+	Subagents  *SpentJSON      `json:"subagents,omitempty"`
+}
+
+// CompactionJSON is what a session's compactions spent: how many, the
+// calls among them that report their usage, their tokens and estimate.
+type CompactionJSON struct {
+	Compactions    int              `json:"compactions"`
+	Calls          int              `json:"calls"`
+	Tokens         stream.TokensDTO `json:"tokens"`
+	CostUSD        *float64         `json:"cost_usd"`
+	UnpricedTokens int64            `json:"unpriced_tokens"`
+}
+
+// SpentJSON is what some sessions' runs spent.
+type SpentJSON struct {
+	Sessions       int              `json:"sessions"`
+	Runs           int              `json:"runs"`
+	Tokens         stream.TokensDTO `json:"tokens"`
+	CostUSD        *float64         `json:"cost_usd"`
+	UnpricedTokens int64            `json:"unpriced_tokens"`
 }
 
 // RunJSON is a run as `uagent-stream ls --runs --json` writes it.
@@ -102,10 +126,18 @@ func usd(v *float64) *float64 {
 
 // JSON is the session as ls --json writes it.
 func (s *Session) JSON() SessionJSON {
-	return SessionJSON{SessionID: s.ID, Title: s.Title, Source: s.Source, ParentSessionID: s.Parent, Workspace: s.Workspace,
+	out := SessionJSON{SessionID: s.ID, Title: s.Title, Source: s.Source, ParentSessionID: s.Parent, Workspace: s.Workspace,
 		StartedAt: timePtr(s.StartedAt), LastActivityAt: timePtr(s.LastActivity), Runs: len(s.Runs), Status: s.Status,
 		Provider: s.Provider, Model: s.Model, Effort: s.Effort, Tokens: s.Tokens, ToolCalls: s.ToolCalls, WallMS: s.WallMS,
 		CostUSD: usd(s.Cost.USDOrNil()), UnpricedTokens: s.Cost.UnpricedTokens, Home: s.Home}
+	if c := s.Compaction; c.Compactions > 0 {
+		out.Compaction = &CompactionJSON{Compactions: c.Compactions, Calls: c.Calls, Tokens: c.Tokens,
+			CostUSD: usd(s.CompactionCost.USDOrNil()), UnpricedTokens: s.CompactionCost.UnpricedTokens}
+	}
+	if a := s.Subagents; a.Sessions > 0 {
+		out.Subagents = &SpentJSON{Sessions: a.Sessions, Runs: a.Runs, Tokens: a.Tokens, CostUSD: usd(a.Cost.USDOrNil()), UnpricedTokens: a.Cost.UnpricedTokens}
+	}
+	return out
 }
 
 // JSON is the run as ls --runs --json writes it.

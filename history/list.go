@@ -137,8 +137,8 @@ func (a Asked) Filter(loc *time.Location, now time.Time) (Filter, error) {
 	if f.Until, err = When(a.Until, loc, now); err != nil {
 		return f, &FilterError{"until", err}
 	}
-	if a.Status != "" && !slices.Contains(statedir.Statuses(), a.Status) {
-		return f, &FilterError{"status", errors.New("wants one of " + strings.Join(statedir.Statuses(), ", "))}
+	if a.Status != "" && !slices.Contains(Statuses(), a.Status) {
+		return f, &FilterError{"status", errors.New("wants one of " + strings.Join(Statuses(), ", "))}
 	}
 	if a.Source != "" && !slices.Contains(Sources(), a.Source) {
 		return f, &FilterError{"source", errors.New("wants one of " + strings.Join(Sources(), ", "))}
@@ -230,3 +230,13 @@ func (x *Index) matches(ctx context.Context, text string, runs []*Run) (map[stri
 	}
 	return out, errs
 }
+
+// ReviewedStatus is the status of a reviewer's run (a run of a session
+// uah's /review began) that answered and was then interrupted: a /review
+// ends at the reviewer's first answer and stops what still runs (uah's
+// ledger, row 139), so the run is a review that finished, not a failure.
+const ReviewedStatus = "reviewed"
+
+// Statuses returns the words a run's Status may be: statedir.Statuses,
+// and ReviewedStatus; a new slice each call.
+func Statuses() []string { return append(statedir.Statuses(), ReviewedStatus) }

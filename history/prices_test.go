@@ -195,3 +195,50 @@ func TestLiteLLMPrices(t *testing.T) {
 	assert.Equal(t, 2, pe.Line)
 	assert.Contains(t, err.Error(), "field m: not a LiteLLM model entry")
 }
+
+// What a session spent outside its runs: its compactions' own model
+// calls (uah's compaction log, stats.call, in the runner's field names or
+// snake_case; a record without stats is a compaction with no call, a line
+// that does not decode is skipped as uah skips it), priced each as one
+// request; and its subagents' and reviewer's runs, counted in the
+// session at the top as usage --by session counts them.
+func TestWhatASessionSpentApartFromItsRuns(t *testing.T) {
+	root := t.TempDir()
+	f, err := historytest.WriteFixture(root)
+	require.NoError(t, err)
+	log := `{"covered":10,"trigger":"auto","model":"gpt-5.4","at":"2026-11-01T23:55:00Z","stats":{"strategy":"local","call":{"InputTokens":300000,"CachedInputTokens":100000,"OutputTokens":10000}}}
+not json
+{"covered":12,"trigger":"manual","at":"2026-11-02T00:21:00Z","stats":{"strategy":"local","call":{"input_tokens":10000,"output_tokens":1000}}}
+{"covered":14,"trigger":"clear","at":"2026-11-02T00:22:00Z"}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(f.Uah, "sessions", historytest.Flaky+".compaction.jsonl"), []byte(log), 0o644))
+	x := history.Open(history.DefaultPrices(), f.Dirs()...)
+	s := x.Session(historytest.Flaky)
+	require.NotNil(t, s)
+	assert.Equal(t, 3, s.Compaction.Compactions)
+	assert.Equal(t, 2, s.Compaction.Calls)
+	assert.Equal(t, stream.TokensDTO{Input: 310000, CachedInput: 100000, Output: 11000}, s.Compaction.Tokens)
+	// gpt-5.4 (2.50, 0.25, –, 15), no long-context row: 200,000×2.50 + 100,000×0.25 + 10,000×15;
+	// the second names no model, so the session's (gpt-5.4): 10,000×2.50 + 1,000×15
+	assert.Equal(t, cents(0.5+0.025+0.15+0.025+0.015), cents(s.CompactionCost.USD))
+	assert.Equal(t, stream.TokensDTO{Input: 1_500_000, CachedInput: 1_200_000, Output: 30_000, Reasoning: 7_000}, s.Tokens, "the runs' own, without them")
+
+	// the subagent (gpt-5.4-mini: 0.05025) and the reviewer (gpt-5.4: 0.36)
+	assert.Equal(t, 2, s.Subagents.Sessions)
+	assert.Equal(t, 2, s.Subagents.Runs)
+	assert.Equal(t, stream.TokensDTO{Input: 400_000, CachedInput: 250_000, Output: 6_000, Reasoning: 3_000}, s.Subagents.Tokens)
+	assert.Equal(t, cents(0.05025+0.36), cents(s.Subagents.Cost.USD))
+	assert.Zero(t, x.Session(historytest.Sub).Subagents.Sessions, "a subagent's spending is its root's")
+	rows, _, err := x.Usage(history.Filter{}, history.BySession, time.UTC, false)
+	require.NoError(t, err)
+	for _, r := range rows {
+		if r.Period == historytest.Flaky {
+			assert.Equal(t, cents(s.Cost.USD+s.Subagents.Cost.USD), cents(r.Cost.USD), "one rule with usage --by session")
+		}
+	}
+	j := s.JSON()
+	require.NotNil(t, j.Compaction)
+	require.NotNil(t, j.Subagents)
+	assert.Equal(t, 2, j.Subagents.Sessions)
+	assert.Nil(t, x.Session(historytest.Old).JSON().Compaction, "none without a log")
+}

@@ -283,17 +283,25 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 		return
 	case sub == "about": // what the listings say of it: title, source, cost, its session
 		var v any
+		var tried statedir.Attempts // how its model attempts ended (stderr.log)
 		if found.Run != nil {
-			v = found.Run.JSON()
+			tried, _ = found.Run.Attempts()
+			v = struct {
+				history.RunJSON
+				Attempts statedir.Attempts `json:"attempts"`
+			}{found.Run.JSON(), tried}
 		} else { // and its runs, each with its cost
 			runs := make([]history.RunJSON, len(found.Session.Runs))
 			for i, r := range found.Session.Runs {
 				runs[i] = r.JSON()
+				a, _ := r.Attempts()
+				tried = tried.Add(a)
 			}
 			v = struct {
 				history.SessionJSON
-				RunList []history.RunJSON `json:"run_list"`
-			}{found.Session.JSON(), runs}
+				RunList  []history.RunJSON `json:"run_list"`
+				Attempts statedir.Attempts `json:"attempts"`
+			}{found.Session.JSON(), runs, tried}
 		}
 		b, err := json.Marshal(v)
 		writeJSON(w, safetext.EscapeJSON(b), err)

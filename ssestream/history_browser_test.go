@@ -90,6 +90,8 @@ func TestHistoryPageInChromium(t *testing.T) {
 	until(t, ctx, `document.getElementById("title").textContent.startsWith("uah session:")`)
 	assert.Equal(t, "uah session: Fix the flaky test in parser_test.go", browserJS[string](t, ctx, `document.getElementById("title").textContent`), "titled, named by what it is")
 	until(t, ctx, `document.getElementById("totals").textContent.includes("tokens in 1,500,000")`) // with separators
+	// What its subagent and reviewer spent, apart from its runs: 0.05025 + 0.36.
+	until(t, ctx, `document.getElementById("totals").textContent.includes("subagents 2 sessions · 2 runs · 400,000/6,000 · $0.41")`)
 	assert.Empty(t, wrapped(t, ctx), "a token on one line")
 	// Each run's cost on its line.
 	until(t, ctx, `[...document.querySelectorAll("#transcript .run-cost")].map((e) => e.textContent).join("|") === " · $1.00 (API-price estimate)| · $0.50 (API-price estimate)"`)

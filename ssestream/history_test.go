@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"github.com/uagentkit/stream"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/history/historytest"
+	"github.com/uagentkit/stream/statedir"
 )
 
 // served is a History of a fixture's history, on a test server.
@@ -460,4 +462,29 @@ func TestHistoryEvictionBlocksNothing(t *testing.T) {
 	_, kept := h.pages["runs/slow"]
 	h.mu.Unlock()
 	assert.False(t, kept, "evicted")
+}
+
+// A run's and a session's about say how their model attempts ended (the
+// runs' stderr.log), and a session's what it spent apart from its runs
+// (its subagent and reviewer).
+func TestAboutSaysAttemptsAndWhatWasSpentApart(t *testing.T) {
+	f, srv, _ := servedHistory(t)
+	require.NoError(t, os.WriteFile(filepath.Join(f.Uah, "runs", "20261102-002000-a1f1a2b3", "stderr.log"),
+		[]byte(`{"diag":"model_attempt","result":"retry"}`+"\n"+`{"diag":"model_attempt","result":"ok"}`+"\n"), 0o644))
+	var run struct {
+		RunID    string            `json:"run_id"`
+		Attempts statedir.Attempts `json:"attempts"`
+	}
+	_, body := fetch(t, srv.URL+"/runs/20261102-002000-a1f1a2b3/about", nil)
+	require.NoError(t, json.Unmarshal([]byte(body), &run))
+	assert.Equal(t, statedir.Attempts{OK: 1, Retry: 1}, run.Attempts)
+	var sess struct {
+		Attempts  statedir.Attempts  `json:"attempts"`
+		Subagents *history.SpentJSON `json:"subagents"`
+	}
+	_, body = fetch(t, srv.URL+"/sessions/"+historytest.Flaky+"/about", nil)
+	require.NoError(t, json.Unmarshal([]byte(body), &sess))
+	assert.Equal(t, statedir.Attempts{OK: 1, Retry: 1}, sess.Attempts, "its runs' together")
+	require.NotNil(t, sess.Subagents)
+	assert.Equal(t, 2, sess.Subagents.Sessions)
 }

@@ -135,7 +135,9 @@ type History struct {
 	runs     []*Run
 	known    []string // the ids of the runs not read again (see Reread)
 	sidecars map[string]*Sidecar
-	problems []error
+	// compactions are uah's compaction logs, by session id.
+	compactions map[string][]Compaction
+	problems    []error
 }
 
 // OpenHistory reads the state directories dirs: their runs (opened on all
@@ -164,7 +166,7 @@ func Reread(dirs []string, sidecars map[string]*Sidecar, known func(dir string) 
 }
 
 func openHistory(dirs []string, known func(dir string) bool, sidecarsBefore map[string]*Sidecar) *History {
-	h := &History{dirs: slices.Clone(dirs), sidecars: map[string]*Sidecar{}}
+	h := &History{dirs: slices.Clone(dirs), sidecars: map[string]*Sidecar{}, compactions: map[string][]Compaction{}}
 	type entry struct{ dir, name string }
 	var entries []entry
 	for _, d := range dirs {
@@ -310,6 +312,12 @@ func (h *History) readSidecars(dir string, before map[string]*Sidecar) {
 		return
 	}
 	for _, e := range es {
+		if id, ok := strings.CutSuffix(e.Name(), compactionSuffix); ok && !strings.HasPrefix(e.Name(), ".") && !e.IsDir() {
+			if _, seen := h.compactions[id]; !seen { // the first directory's
+				h.compactions[id] = h.readCompactions(filepath.Join(dir, e.Name()))
+			}
+			continue
+		}
 		id, ok := strings.CutSuffix(e.Name(), sidecarSuffix)
 		if !ok || strings.HasPrefix(e.Name(), ".") || e.IsDir() {
 			continue
@@ -359,6 +367,10 @@ func (h *History) Problems() []error { return slices.Clone(h.problems) }
 // Sidecars returns uah's sidecars of the history's sessions, by session
 // id.
 func (h *History) Sidecars() map[string]*Sidecar { return maps.Clone(h.sidecars) }
+
+// Compactions returns uah's compaction log of the session id
+// (sessions/<id>.compaction.jsonl), in its order; nil without one.
+func (h *History) Compactions(id string) []Compaction { return h.compactions[id] }
 
 // Sidecar returns uah's sidecar of the session id, nil without one.
 func (h *History) Sidecar(id string) *Sidecar { return h.sidecars[id] }

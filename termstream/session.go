@@ -263,6 +263,9 @@ func (r *Renderer) sessionEnd(v stream.Verdict) {
 	if a := t.AutoReview; a.Reviews > 0 {
 		r.printf("   auto-reviewer (apart from the runs): %s · %s · tokens %s\n", plural(a.Reviews, "review"), ms(a.DurationMS), tokens(a.Tokens))
 	}
+	if c := t.Compaction; c.Calls > 0 {
+		r.printf("   compactions (apart from the runs): %s · %s · tokens %s\n", plural(c.Compactions, "compaction"), plural(c.Calls, "model call"), tokens(c.Tokens))
+	}
 	for _, m := range s.Messages() {
 		switch m.State {
 		case uahstream.MessageFailed, uahstream.MessageQueued:

@@ -385,6 +385,8 @@ func (s *Session) session(ch *Change, dto any) {
 	case StreamResetDTO:
 		ch.LiveStep, ch.Voided = LiveVoid, s.pending()
 		s.texts, s.reasonings = nil, nil
+	case CompactedDTO:
+		s.totals.Compaction.Add(string(d.Stats))
 	case AutoReviewedDTO:
 		s.totals.AutoReview.Add(d)
 		if s.fold != nil {
@@ -613,6 +615,9 @@ type Totals struct {
 	// lines): model calls of its own, in no run's summary, so apart from
 	// the runs' Tokens and never in them.
 	AutoReview AutoReview `json:"auto_review"`
+	// Compaction is what uah's compactions spent (its compacted lines'
+	// stats.call): model calls of their own, apart from the runs' Tokens.
+	Compaction Compaction `json:"compaction"`
 }
 
 // AutoReview adds up the auto-reviewer's verdicts (auto_reviewed): how
@@ -649,7 +654,8 @@ func (t *Totals) add(sum stream.SummaryDTO) {
 }
 
 // Totals sums the runs' recomputed summaries, the open run's so far
-// included, and the auto-reviewer's verdicts apart from them.
+// included, and, apart from them, the auto-reviewer's verdicts and the
+// compactions' calls.
 func (s *Session) Totals() Totals {
 	s.mu.Lock()
 	defer s.mu.Unlock()

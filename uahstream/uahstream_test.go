@@ -498,3 +498,22 @@ func TestASessionEndsByUahsExitRule(t *testing.T) {
 	assert.Equal(t, stream.Verdict{Ending: stream.EndFinished, Status: stream.StatusInterrupted, ExitCode: 130}, s.VerdictOf(130, stream.StatusInterrupted),
 		"a session stopped by Ctrl-C between runs")
 }
+
+// A compaction's own model call (compacted's stats.call) is counted in
+// the session's totals apart from the runs', in the runner's field names
+// or snake_case; a compaction without a call (a clear, an elision) is a
+// compaction with no call.
+func TestACompactionsCallIsCountedApart(t *testing.T) {
+	s, runs := read(t, sessions.Write(sessions.Options{Runs: []sessions.Run{{Message: "hi", Answer: "done", Compaction: true}, {Message: "more", Answer: "ok"}}}))
+	require.Len(t, runs, 2)
+	tot := s.Totals()
+	assert.Equal(t, Compaction{Compactions: 1, Calls: 1, Tokens: stream.TokensDTO{Input: 200000, CachedInput: 150000, Output: 4000}}, tot.Compaction)
+	assert.Equal(t, int64(2*12873), tot.Tokens.Input, "the runs' tokens, without the compaction's")
+
+	var c Compaction
+	c.Add(`{"call":{"input_tokens":10,"cached_input_tokens":5,"cache_write_input_tokens":1,"output_tokens":2,"reasoning_tokens":1}}`)
+	c.Add(`{"strategy":"clear"}`)
+	c.Add(`{"call":null}`)
+	c.Add(``)
+	assert.Equal(t, Compaction{Compactions: 4, Calls: 1, Tokens: stream.TokensDTO{Input: 10, CachedInput: 5, CacheWriteInput: 1, Output: 2, Reasoning: 1}}, c)
+}

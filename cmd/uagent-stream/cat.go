@@ -51,6 +51,7 @@ func cmdCat(e env, args []string) error {
 		o.Going = in.Going
 		r := termstream.New(e.stdout, in.Reader.Session(), o)
 		err = render(r, in.Reader)
+		attempts(e, in)
 		if reportProblems(e, in) && err == nil {
 			err = exitError{1}
 		}
@@ -148,6 +149,14 @@ func render(r *termstream.Renderer, rd *uahstream.Reader) error {
 		return exitError{1}
 	}
 	return nil
+}
+
+// attempts says, after a run directory's transcript, how its model
+// attempts ended (stderr.log), when it says.
+func attempts(e env, in *history.Input) {
+	if a := in.Attempts(); a.Total() > 0 {
+		fmt.Fprintf(e.stdout, "%s (stderr.log)\n", a)
+	}
 }
 
 // readInto hands every line rd reads to add, the session's end included,

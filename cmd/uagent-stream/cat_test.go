@@ -273,3 +273,19 @@ func TestCatSaysTheCost(t *testing.T) {
 	// at the built-in gpt-6-sol (2, 0.20, –, 10): 843×2 + 512×0.20 + 80×10
 	assert.Contains(t, stdout, "\ncost: $0.0026 (")
 }
+
+// cat of a run directory says how its model attempts ended, as the
+// runner's stderr.log says (retries, failures), after its cost.
+func TestCatSaysTheModelAttempts(t *testing.T) {
+	f := historyHome(t)
+	for _, home := range []string{f.Uagent, f.Uah} {
+		require.NoError(t, os.WriteFile(filepath.Join(home, "runs", "20261103-090000-e5f60718", "stderr.log"),
+			[]byte(`{"diag":"model_attempt","result":"retry"}`+"\nsome words\n"+`{"diag":"model_attempt","result":"ok"}`+"\n"), 0o644))
+	}
+	code, stdout, _ := runCmd(t, "", "cat", "--no-color", "20261103-090000-e5f60718")
+	require.Equal(t, 0, code)
+	assert.True(t, strings.HasSuffix(stdout, "\n2 model attempts: 1 ok, 1 retried (stderr.log)\n"), stdout)
+	code, stdout, _ = runCmd(t, "", "cat", "--no-color", "20261101-235000-a1f1a2b3")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, stdout, "model attempts", "none said")
+}

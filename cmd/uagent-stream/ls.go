@@ -11,7 +11,6 @@ import (
 
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/safetext"
-	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/termstream"
 )
 
@@ -22,7 +21,7 @@ func cmdLs(e env, args []string) error {
 	var h historyFlags
 	h.register(fs)
 	runs := fs.Bool("runs", false, "a line per run instead of per session")
-	fs.StringVar(&h.status, "status", "", "only sessions whose last run (runs that) says `S`: "+strings.Join(statedir.Statuses(), ", "))
+	fs.StringVar(&h.status, "status", "", "only sessions whose last run (runs that) says `S`: "+strings.Join(history.Statuses(), ", "))
 	fs.StringVar(&h.source, "source", "", "only sessions uah began as `S`: "+strings.Join(history.Sources(), ", "))
 	search := fs.String("search", "", "only what holds `TEXT` in a prompt, message, answer, tool label or tool argument (case-insensitive), each hit shown")
 	limit := fs.Int("limit", 0, "show at most `N`; 0 is all (default: a terminal page on a terminal, else all)")

@@ -94,12 +94,13 @@ func TestLsJSON(t *testing.T) {
 	}
 	assert.Equal(t, []string{historytest.Live, historytest.Unpriced, historytest.Copied, historytest.Flaky, historytest.Reviewer, historytest.Sub, historytest.Old}, ids)
 	flaky := got[3]
-	cost := 1.5
+	cost, subCost := 1.5, 0.41025 // its subagent's 0.05025 and reviewer's 0.36, apart
 	at := func(s string) *time.Time { v, _ := time.Parse(time.RFC3339, s); return &v }
 	assert.Equal(t, history.SessionJSON{SessionID: historytest.Flaky, Title: "Fix the flaky test in parser_test.go", Source: "tui", Workspace: "/home/dev/parser",
 		StartedAt: at("2026-11-01T23:50:00Z"), LastActivityAt: at("2026-11-02T00:23:00Z"), Runs: 2, Status: "ok", Provider: "openai", Model: "gpt-5.4",
 		Effort: "medium", Tokens: stream.TokensDTO{Input: 1500000, CachedInput: 1200000, Output: 30000, Reasoning: 7000}, ToolCalls: 2, WallMS: 480000,
-		CostUSD: &cost, Home: f.Uah}, flaky)
+		CostUSD: &cost, Home: f.Uah, Subagents: &history.SpentJSON{Sessions: 2, Runs: 2,
+			Tokens: stream.TokensDTO{Input: 400_000, CachedInput: 250_000, Output: 6_000, Reasoning: 3_000}, CostUSD: &subCost}}, flaky)
 	assert.Equal(t, historytest.Flaky, got[4].ParentSessionID)
 	assert.Equal(t, "review", got[4].Source)
 	assert.Equal(t, "subagent", got[5].Source)
@@ -442,7 +443,7 @@ func TestLsStatusIsOneThereIs(t *testing.T) {
 		code, stdout, stderr := runCmd(t, "", "ls", "--status", s)
 		assert.Equal(t, 2, code, s)
 		assert.Empty(t, stdout)
-		assert.Contains(t, stderr, "--status wants one of ok, error, timeout, interrupted, disk_limit, running, cut_off", s)
+		assert.Contains(t, stderr, "--status wants one of ok, error, timeout, interrupted, disk_limit, running, cut_off, reviewed", s)
 	}
 	code, stdout, stderr := runCmd(t, "", "ls", "--runs", "--status", "cut_off", "--json")
 	require.Equal(t, 0, code, stderr)

@@ -57,6 +57,10 @@ type Run struct {
 	Status stream.Status
 	// Notice is a notice of this level after the run ("" for none).
 	Notice string
+	// Compaction: uah compacts the conversation before the run's first
+	// response (compaction_started, compacted with stats whose call used
+	// 200,000 input tokens, 150,000 cached, and 4,000 output).
+	Compaction bool
 }
 
 // Options shape a session.
@@ -151,6 +155,11 @@ func (w *writer) run(i int, msgID string, r Run) (cutOff bool) {
 	emit(stream.RunStarted{At: start, RunID: runID, SessionID: ID, Provider: req.Provider, Model: req.Model, Effort: req.Effort, Workspace: req.Workspace})
 	emit(stream.UserMessage{At: w.tick(18), ID: msgID, Text: w.text(r.Message)})
 	w.harness("input_delivered", map[string]any{"id": msgID})
+	if r.Compaction {
+		w.harness("compaction_started", map[string]any{"trigger": "auto", "tokens": 250000})
+		w.harness("compacted", map[string]any{"trigger": "auto", "summary": w.text("what happened so far"),
+			"stats": map[string]any{"strategy": "local", "call": map[string]any{"InputTokens": 200000, "CachedInputTokens": 150000, "OutputTokens": 4000}}})
+	}
 	if r.Goal {
 		w.harness("effort_updates_off", map[string]any{"message": w.text("the effort changes with the next run"), "error": w.text("400 unsupported")})
 	}

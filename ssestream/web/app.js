@@ -364,6 +364,22 @@ async function totals() {
     const box = $("totals");
     box.replaceChildren();
     const cost = state.about ? [["cost (API-price estimate)", money(state.about.cost_usd, state.about.unpriced_tokens)]] : [];
+    // spent apart from the runs: compactions' own calls (the history's log, else the stream's), subagents
+    const comp = (state.about && state.about.compaction) || (state.session && (got.totals || {}).compaction);
+    if (comp && comp.calls) {
+      cost.push(["compactions", thousands(comp.calls) + " calls · " + thousands((comp.tokens || {}).input) + "/" + thousands((comp.tokens || {}).output) +
+        (comp.cost_usd !== undefined ? " · " + money(comp.cost_usd, comp.unpriced_tokens) : "")]);
+    }
+    const tried = state.about && state.about.attempts;
+    if (tried && (tried.retry || tried.failed || tried.canceled)) {
+      cost.push(["model attempts", [["retried", tried.retry], ["failed", tried.failed], ["canceled", tried.canceled]]
+        .filter(([, n]) => n).map(([w, n]) => thousands(n) + " " + w).join(" · ")]);
+    }
+    const subs = state.about && state.about.subagents;
+    if (subs && subs.sessions) {
+      cost.push(["subagents", thousands(subs.sessions) + " sessions · " + thousands(subs.runs) + " runs · " +
+        thousands((subs.tokens || {}).input) + "/" + thousands((subs.tokens || {}).output) + " · " + money(subs.cost_usd, subs.unpriced_tokens)]);
+    }
     for (const [k, v] of [["status", s.status], ["wall", duration(s.wall_ms)], ["model", duration(st.model_ms)],
       ["tools", duration(st.tool_busy_ms)], ["turns", thousands(st.turns)], ["tool calls", thousands(st.tool_calls)],
       ["tokens in", thousands(tk.input)], ["tokens out", thousands(tk.output)], ...cost].filter(([k]) => !state.session || k !== "tools")) {
