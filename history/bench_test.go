@@ -124,3 +124,59 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// longContextRuns writes n runs of gpt-6-sol, each of 40 requests of
+// 100,000 prompt tokens (4,000,000 in all, so its totals cannot rule the
+// long-context rule out) and an answer of 2 KB a request: the shape of a
+// long agent run, whose records the history reads to price each request.
+func longContextRuns(tb testing.TB, n int) string {
+	tb.Helper()
+	home := tb.TempDir()
+	at := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	req := stream.TokensDTO{Input: 100_000, CachedInput: 90_000, Output: 2_000}
+	var runs []historytest.Run
+	for i := range n {
+		reqs := make([]stream.TokensDTO, 40)
+		for j := range reqs {
+			reqs[j] = req
+		}
+		runs = append(runs, historytest.Run{Homes: []string{home}, ID: at.Add(time.Duration(i)*time.Minute).Format("20060102-150405-") + fmt.Sprintf("%08x", i),
+			Session: fmt.Sprintf("%08x-0000-4000-8000-000000000000", i), Start: at.Add(time.Duration(i) * time.Minute), Wall: time.Minute,
+			Provider: "openai", Model: "gpt-6-sol", Prompt: "go", Answer: string(bytes.Repeat([]byte("all work and no play "), 100)),
+			Tokens: stream.TokensDTO{Input: 4_000_000, CachedInput: 3_600_000, Output: 80_000}, Requests: reqs})
+	}
+	require.NoError(tb, historytest.Write(runs, nil))
+	return home
+}
+
+// BenchmarkOpenLongContext opens a history of 500 such runs: priced by
+// the built-in table, each run's records are read for its requests (the
+// long-context rule); priced by a table without the rule ("totals"), from
+// its summary alone, as every run was before the rule.
+func BenchmarkOpenLongContext(b *testing.B) {
+	home := longContextRuns(b, 500)
+	var records int64 // the runs' events.jsonl, for MB/s
+	events, err := filepath.Glob(filepath.Join(home, "runs", "*", "events.jsonl"))
+	require.NoError(b, err)
+	for _, f := range events {
+		info, err := os.Stat(f)
+		require.NoError(b, err)
+		records += info.Size()
+	}
+	noRule, err := history.ParsePrices(bytes.NewReader([]byte(`[{"provider": "openai", "model": "gpt-6-sol", "input": 2, "cached_input": 0.2, "cache_write_input": 2.5, "output": 10}]`)))
+	require.NoError(b, err)
+	for _, c := range []struct {
+		name   string
+		prices history.Prices
+	}{{"per-request", history.DefaultPrices()}, {"totals", noRule}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(records)
+			for b.Loop() {
+				x := history.Open(c.prices, home)
+				if n := len(x.Runs()); n != 500 {
+					b.Fatalf("%d runs", n)
+				}
+			}
+		})
+	}
+}

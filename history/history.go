@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/pool"
 	"github.com/uagentkit/stream/statedir"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -161,6 +162,9 @@ type Index struct {
 	// sidecars are uah's sidecars as read (Reopen reads again only those
 	// that changed).
 	sidecars map[string]*statedir.Sidecar
+	// requests are, while the index is built, the per-request usage of
+	// the finished runs whose price needs it (requestsOf), by directory.
+	requests map[string][]stream.TokensDTO
 }
 
 // recomputed is a summary a run's records gave, and what they were then.
@@ -264,9 +268,11 @@ func build(prices Prices, h *statedir.History, prev *Index, stamps []stamp) *Ind
 			}
 		}
 	}
+	x.requests = x.requestsOf(h.Runs())
 	for _, sr := range h.Runs() {
 		x.runs = append(x.runs, x.run(sr, before))
 	}
+	x.requests = nil
 	for _, r := range x.runs {
 		x.byRun[r.ID] = r
 		if r.final() {
@@ -502,16 +508,40 @@ func (x *Index) price(sr *statedir.Run, r *Run) Cost {
 	if !c.Unapplied {
 		return c
 	}
-	var reqs []stream.TokensDTO
-	for e := range sr.Events() {
-		if m, ok := e.(stream.ModelResponded); ok {
-			reqs = append(reqs, m.Usage.DTO())
-		}
+	reqs, ok := x.requests[sr.Dir]
+	if !ok {
+		reqs = requests(sr)
 	}
 	if len(reqs) == 0 { // no records to price it by: its totals' figure, said to be one
 		return c
 	}
 	return x.prices.CostRequests(r.Provider, r.Model, r.StartedAt, reqs)
+}
+
+// requestsOf reads, on all cores, the usage of each request of the
+// finished runs whose price needs it (see price): what a history of long
+// runs costs to list is its runs' records, read side by side.
+func (x *Index) requestsOf(runs []*statedir.Run) map[string][]stream.TokensDTO {
+	var need []*statedir.Run
+	for _, sr := range runs {
+		if s := sr.Summary; sr.Finished() && x.prices.Cost(s.Provider, s.Model, sr.StartedAt(), s.Stats.Tokens).Unapplied {
+			need = append(need, sr)
+		}
+	}
+	out := make(map[string][]stream.TokensDTO, len(need))
+	pool.InOrder(len(need), pool.Each(func(i int) []stream.TokensDTO { return requests(need[i]) }),
+		func(i int, reqs []stream.TokensDTO) { out[need[i].Dir] = reqs })
+	return out
+}
+
+// requests is the usage of each of a run's model requests, as its
+// records say (statedir.Run.Requests).
+func requests(sr *statedir.Run) []stream.TokensDTO {
+	var reqs []stream.TokensDTO
+	for _, u := range sr.Requests() {
+		reqs = append(reqs, u.DTO())
+	}
+	return reqs
 }
 
 // home is the state directory of a run directory (STATE/runs/ID).

@@ -26,6 +26,23 @@ func FuzzRecords(f *testing.F) {
 	f.Fuzz(func(t *testing.T, records []byte) {
 		first := mapAll(records)
 		require.Equal(t, first, mapAll(records), "the same records, the same events")
+		var want, got []stream.Tokens // Requests maps only the records that can be responses: the same usage
+		for _, e := range first {
+			if m, ok := e.(stream.ModelResponded); ok {
+				want = append(want, m.Usage)
+			}
+		}
+		m := newMapper(func(e stream.Event) {
+			if m, ok := e.(stream.ModelResponded); ok {
+				got = append(got, m.Usage)
+			}
+		})
+		for line := range bytes.SplitSeq(records, []byte("\n")) {
+			if !noResponse(line) {
+				m.line(line)
+			}
+		}
+		require.Equal(t, want, got, "the usage of the records that can be responses")
 		var out bytes.Buffer
 		sink := stream.NewSink(&out)
 		for _, e := range first {

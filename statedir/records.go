@@ -38,6 +38,9 @@ type mapper struct {
 	latest    time.Time // the latest time a record had, for the lines that have none
 	emit      func(stream.Event)
 	records   harness.Reader
+	// skip, when set, reports a line not worth mapping (Run.Requests): a
+	// whole line it skips is not read at all.
+	skip func(line []byte) bool
 }
 
 type call struct{ name, label string }

@@ -370,6 +370,37 @@ func (r *Run) Events() iter.Seq[stream.Event] {
 	}
 }
 
+// Requests returns the usage of each of the run's model requests, in
+// order: the usage of the model_responded events Events yields, the
+// same, read faster. A record is mapped only when it can be a model
+// response: when its bytes hold "model_response", or a \u escape that
+// could spell a letter of it (uagent's records are encoding/json's, whose
+// keys match in any case but whose Kind is compared as it decodes); the
+// others, which no usage comes from, are not decoded. What Events says of
+// the records (Problems) it says too.
+func (r *Run) Requests() []stream.Tokens {
+	var out []stream.Tokens
+	m := newMapper(func(e stream.Event) {
+		if mr, ok := e.(stream.ModelResponded); ok {
+			out = append(out, mr.Usage)
+		}
+	})
+	m.skip = noResponse
+	stopped := false
+	if err := r.records(m, &stopped); err != nil {
+		r.problem(EventsFile, 0, err)
+	}
+	return out
+}
+
+// noResponse reports a record that cannot be a model response: its
+// bytes hold neither "model_response" nor a \u escape of a letter of it
+// (\u005f, \u006…, \u007…).
+func noResponse(line []byte) bool {
+	return !bytes.Contains(line, []byte("model_response")) && !bytes.Contains(line, []byte(`\u005`)) &&
+		!bytes.Contains(line, []byte(`\u006`)) && !bytes.Contains(line, []byte(`\u007`))
+}
+
 // begin yields run_started and the warnings the summary keeps, and
 // returns what yields the rest (setting stopped when the caller stops) and
 // the mapper of the records.
@@ -413,8 +444,13 @@ func (r *Run) records(m *mapper, stopped *bool) error {
 	}
 	defer f.Close()
 	// A record is read where the buffer holds it; most are shorter than
-	// 256 KiB (a longer one is copied, once).
-	br := bufio.NewReaderSize(f, 256<<10)
+	// 256 KiB (a longer one is copied, once). A smaller file gets a
+	// buffer of its size: a history reads many.
+	size := 256 << 10
+	if info, err := f.Stat(); err == nil && info.Size() < int64(size) {
+		size = max(int(info.Size())+1, 4096)
+	}
+	br := bufio.NewReaderSize(f, size)
 	var long []byte
 	for n := 1; !*stopped; n++ {
 		line, err := br.ReadSlice('\n')
@@ -444,6 +480,7 @@ func (r *Run) records(m *mapper, stopped *bool) error {
 		switch {
 		case !whole && len(bytes.TrimSpace(line)) > 0 && !m.whole(line):
 			r.problem(EventsFile, n, ErrWriteInProgress)
+		case m.skip != nil && m.skip(line):
 		default:
 			m.line(line)
 		}
