@@ -121,6 +121,7 @@ type Session struct {
 	// the day of the record).
 	Compaction     uahstream.Compaction
 	CompactionCost Estimate
+	compactions    []statedir.Compaction // its log, by time
 	// Subagents is what the session's subagent and reviewer sessions
 	// spent, counted as usage --by session counts them: in the session at
 	// the top of their parents (Root). Of a session at the top, every
@@ -366,7 +367,8 @@ func (x *Index) sessionsOf(sidecars map[string]*statedir.Sidecar) {
 // top of their parents).
 func (x *Index) spentApart(compactions func(id string) []statedir.Compaction) {
 	for _, s := range x.sessions {
-		for _, c := range compactions(s.ID) {
+		s.compactions = slices.SortedStableFunc(slices.Values(compactions(s.ID)), func(a, b statedir.Compaction) int { return a.At.Compare(b.At) })
+		for _, c := range s.compactions {
 			s.Compaction.Add(c.Stats)
 			if t, ok := uahstream.CallUsage(c.Stats); ok {
 				model := cmp.Or(c.Model, s.Model)

@@ -1,6 +1,8 @@
 package history_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/history/historytest"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // A /review ends at the reviewer's first answer and stops what still
@@ -44,4 +47,35 @@ func TestAReviewThatAnsweredFinished(t *testing.T) {
 	got, err := history.Asked{Status: history.ReviewedStatus}.Filter(time.UTC, time.Now())
 	require.NoError(t, err)
 	assert.Len(t, x.List(got), 1, "--status reviewed finds it")
+}
+
+// A session of the history read as one stream (cat, stats, the page)
+// holds its compactions as compacted lines in the runs they happened in:
+// its totals count their calls, as ls --json and the page's about do from
+// the same log.
+func TestASessionsStreamHoldsItsCompactions(t *testing.T) {
+	root := t.TempDir()
+	f, err := historytest.WriteFixture(root)
+	require.NoError(t, err)
+	log := `{"trigger":"auto","model":"gpt-5.4","at":"2026-11-02T00:21:00Z","stats":{"call":{"InputTokens":300000,"CachedInputTokens":100000,"OutputTokens":10000}}}
+{"trigger":"manual","at":"2026-11-01T23:54:00Z","stats":{"call":{"input_tokens":10000,"output_tokens":1000}}}
+{"trigger":"clear","at":"2026-11-02T09:00:00Z"}
+`
+	require.NoError(t, os.WriteFile(filepath.Join(f.Uah, "sessions", historytest.Flaky+".compaction.jsonl"), []byte(log), 0o644))
+	x := history.Open(history.DefaultPrices(), f.Dirs()...)
+	s := x.Session(historytest.Flaky)
+	in, err := history.Found{Session: s}.Open(nil)
+	require.NoError(t, err)
+	defer in.Close()
+	var where []int // the run each compacted line is in (-1: between runs)
+	for l := range in.Reader.Lines() {
+		if _, ok := l.DTO.(uahstream.CompactedDTO); ok {
+			where = append(where, l.Change.Run)
+		}
+	}
+	assert.Equal(t, []int{0, 1, -1}, where, "23:54 in the first run (23:50 to 23:55), 00:21 in the second (00:20), 09:00 after the last")
+	got := in.Reader.Session().Totals().Compaction
+	assert.Equal(t, s.Compaction, got, "the stream's totals and the index's, from one log")
+	assert.Equal(t, 3, got.Compactions)
+	assert.Equal(t, 2, got.Calls)
 }

@@ -172,6 +172,13 @@ func (s *Session) RunsReader(opened SessionOpenedDTO, runs iter.Seq[iter.Seq[str
 	}}
 }
 
+// LinesReader returns a Reader into s, which has had no line, of a
+// stream given as its lines' DTOs (a session_opened first, for a session
+// stream; the harness's DTOs and stream.EventToDTO's), folded as a
+// stream of those lines is, without being written out and read again.
+// Its Lines have no bytes and no number.
+func (s *Session) LinesReader(lines iter.Seq[any]) *Reader { return &Reader{s: s, dtos: lines} }
+
 // dtosOf is events as their DTOs (stream.EventToDTO).
 func dtosOf(events iter.Seq[stream.Event]) iter.Seq[any] {
 	return func(yield func(any) bool) {

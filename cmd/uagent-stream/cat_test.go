@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history/historytest"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // sinkFile writes events to a file in a temporary directory.
@@ -288,4 +290,24 @@ func TestCatSaysTheModelAttempts(t *testing.T) {
 	code, stdout, _ = runCmd(t, "", "cat", "--no-color", "20261101-235000-a1f1a2b3")
 	require.Equal(t, 0, code)
 	assert.NotContains(t, stdout, "model attempts", "none said")
+}
+
+// stats and cat of a history session show its compactions' own calls
+// (uah's compaction log) apart from its runs' tokens.
+func TestStatsOfASessionShowsItsCompactions(t *testing.T) {
+	f := historyHome(t)
+	require.NoError(t, os.WriteFile(filepath.Join(f.Uah, "sessions", historytest.Flaky+".compaction.jsonl"),
+		[]byte(`{"trigger":"auto","at":"2026-11-02T00:21:00Z","stats":{"call":{"InputTokens":300000,"CachedInputTokens":100000,"OutputTokens":10000}}}`+"\n"), 0o644))
+	code, stdout, stderr := runCmd(t, "", "stats", "--json", historytest.Flaky)
+	require.Equal(t, 0, code, stderr)
+	var got struct {
+		Totals uahstream.Totals `json:"totals"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+	assert.Equal(t, uahstream.Compaction{Compactions: 1, Calls: 1, Tokens: stream.TokensDTO{Input: 300000, CachedInput: 100000, Output: 10000}}, got.Totals.Compaction)
+	assert.Equal(t, int64(1_500_000), got.Totals.Tokens.Input, "the runs' own")
+	code, stdout, _ = runCmd(t, "", "cat", "--no-color", historytest.Flaky)
+	require.Equal(t, 0, code)
+	assert.Contains(t, stdout, "compacted (auto)")
+	assert.Contains(t, stdout, "   compactions (apart from the runs): 1 compaction · 1 model call · tokens in 300000 (cached 100000")
 }
