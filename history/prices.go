@@ -132,9 +132,16 @@ func ReadPrices(path string) (Prices, error) {
 // since and checked, when given, dates (YYYY-MM-DD), and no two rows of a
 // model from the same day. LiteLLM's (model_prices_and_context_window.json,
 // the table the community keeps current): a JSON object of entries by
-// model, read by ParseLiteLLM. A malformed table is a *PricesError naming
-// the line and the field; one over MaxPricesFile bytes is an error, read
-// no further.
+// model id, each a row of its litellm_provider and the id without that
+// provider's prefix, its per-token costs as rates per million tokens
+// (input_cost_per_token, cache_read_input_token_cost,
+// cache_creation_input_token_cost and …_above_1hr, output_cost_per_token;
+// the …_above_Nk_tokens costs of the lowest N as its LongContext), with
+// no source, day or Since; an entry without an input or an output cost
+// (an image model, the sample_spec) is no row, and OpenAI's rows price
+// openai-codex too. A malformed table is a *PricesError naming the line
+// and the field; one over MaxPricesFile bytes is an error, read no
+// further.
 func ParsePrices(r io.Reader) (Prices, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxPricesFile+1))
 	if err != nil {

@@ -48,10 +48,9 @@ const (
 // there); an input_delivered whose message no input_sent sent; a uagent
 // event outside every run; a harness line that cannot be decoded (a
 // field of the wrong JSON type). The options are stream.Validate's:
-// WithExitCode is the exit code of the process, which of a session
-// stream is its last run's (the harness's exit code follows its last
-// run_finished), and it is given to every run that ends without
-// run_finished. The error is the reader's, with the findings so far.
+// WithExitCode is the exit code of the process (of a session stream,
+// uah exec's, by its rule: see Session.Verdict), and it is given to every
+// run that ends without run_finished. The error is the reader's, with the findings so far.
 func Validate(r io.Reader, opts ...stream.ValidateOption) ([]Finding, error) {
 	dopts := []stream.DecoderOption{stream.WithFoldOnly()}
 	for _, o := range opts {
