@@ -29,8 +29,9 @@ import (
 type Outcome struct {
 	// Ending, Status and ExitCode are the run's verdict, the fold's
 	// (stream.Fold.VerdictOf for a process, stream.Fold.Verdict for a
-	// replay; of the last run, for a session stream of the harness uah,
-	// whose first line is session_opened): the summary's status for EndFinished; for a cut-off run,
+	// replay; for a session stream of the harness uah, whose first line
+	// is session_opened, uah exec's rule on its last run's: see
+	// uahstream.Session.Verdict): the summary's status for EndFinished; for a cut-off run,
 	// timeout when the context's deadline passed or the process exited
 	// 124, interrupted when the context was cancelled, the Run was closed,
 	// a signal that asks a process to stop (SIGINT, SIGTERM, SIGHUP)

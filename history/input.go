@@ -19,9 +19,11 @@ import (
 // is not safe for concurrent use.
 type Input struct {
 	Reader *uahstream.Reader
-	// Run is a run directory's; Runs a session's, in order.
-	Run  *statedir.Run
-	Runs []*statedir.Run
+	// Run is a run directory's; Runs a session's, in order, and Session
+	// the history's session they are (nil for a run or a stream).
+	Run     *statedir.Run
+	Runs    []*statedir.Run
+	Session *Session
 	// State is the run directory's, or the session's last run's, when
 	// it was opened; 0 for a stream.
 	State statedir.State
@@ -77,7 +79,7 @@ func (f Found) Open(s *uahstream.Session) (*Input, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := &Input{Reader: rd, Runs: runs, close: func() error { return nil }}
+	in := &Input{Reader: rd, Runs: runs, Session: f.Session, close: func() error { return nil }}
 	if len(runs) > 0 {
 		in.State = runs[len(runs)-1].State()
 	}

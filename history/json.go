@@ -48,6 +48,14 @@ type CompactionJSON struct {
 	UnpricedTokens int64            `json:"unpriced_tokens"`
 }
 
+// JSON is what was spent as ls --json writes it: nil for no session.
+func (a Spent) JSON() *SpentJSON {
+	if a.Sessions == 0 {
+		return nil
+	}
+	return &SpentJSON{Sessions: a.Sessions, Runs: a.Runs, Tokens: a.Tokens, CostUSD: usd(a.Cost.USDOrNil()), UnpricedTokens: a.Cost.UnpricedTokens}
+}
+
 // SpentJSON is what some sessions' runs spent.
 type SpentJSON struct {
 	Sessions       int              `json:"sessions"`
@@ -134,9 +142,7 @@ func (s *Session) JSON() SessionJSON {
 		out.Compaction = &CompactionJSON{Compactions: c.Compactions, Calls: c.Calls, Tokens: c.Tokens,
 			CostUSD: usd(s.CompactionCost.USDOrNil()), UnpricedTokens: s.CompactionCost.UnpricedTokens}
 	}
-	if a := s.Subagents; a.Sessions > 0 {
-		out.Subagents = &SpentJSON{Sessions: a.Sessions, Runs: a.Runs, Tokens: a.Tokens, CostUSD: usd(a.Cost.USDOrNil()), UnpricedTokens: a.Cost.UnpricedTokens}
-	}
+	out.Subagents = s.Subagents.JSON()
 	return out
 }
 

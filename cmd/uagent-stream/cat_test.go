@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/history/historytest"
 	"github.com/uagentkit/stream/uahstream"
 )
@@ -293,7 +294,8 @@ func TestCatSaysTheModelAttempts(t *testing.T) {
 }
 
 // stats and cat of a history session show its compactions' own calls
-// (uah's compaction log) apart from its runs' tokens.
+// (uah's compaction log) apart from its runs' tokens; stats also what its
+// subagents spent.
 func TestStatsOfASessionShowsItsCompactions(t *testing.T) {
 	f := historyHome(t)
 	require.NoError(t, os.WriteFile(filepath.Join(f.Uah, "sessions", historytest.Flaky+".compaction.jsonl"),
@@ -301,9 +303,13 @@ func TestStatsOfASessionShowsItsCompactions(t *testing.T) {
 	code, stdout, stderr := runCmd(t, "", "stats", "--json", historytest.Flaky)
 	require.Equal(t, 0, code, stderr)
 	var got struct {
-		Totals uahstream.Totals `json:"totals"`
+		Totals    uahstream.Totals   `json:"totals"`
+		Subagents *history.SpentJSON `json:"subagents"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &got), stdout)
+	require.NotNil(t, got.Subagents, "what its subagent and reviewer spent, apart")
+	assert.Equal(t, 2, got.Subagents.Sessions)
+	assert.Equal(t, int64(400_000), got.Subagents.Tokens.Input)
 	assert.Equal(t, uahstream.Compaction{Compactions: 1, Calls: 1, Tokens: stream.TokensDTO{Input: 300000, CachedInput: 100000, Output: 10000}}, got.Totals.Compaction)
 	assert.Equal(t, int64(1_500_000), got.Totals.Tokens.Input, "the runs' own")
 	code, stdout, _ = runCmd(t, "", "cat", "--no-color", historytest.Flaky)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/statedir"
 
 	"github.com/uagentkit/stream"
@@ -120,7 +121,7 @@ func (w *statsWriter) stats(e env) int {
 	}
 	switch {
 	case s.Harness():
-		w.sessionEnd(s)
+		w.sessionEnd(s, in.Session)
 	case lines == lineErrors:
 		w.fail("%s: an empty stream: no line to summarize", shown)
 	case w.check:
@@ -203,8 +204,9 @@ func (w *statsWriter) sessionStart(s *uahstream.Session) {
 	io.WriteString(w.out, ",\n  \"runs\": [\n")
 }
 
-// sessionEnd ends the session's object: its totals.
-func (w *statsWriter) sessionEnd(s *uahstream.Session) {
+// sessionEnd ends the session's object: its totals, and of a session of
+// the history what its subagents spent (history.Session.Subagents).
+func (w *statsWriter) sessionEnd(s *uahstream.Session, hs *history.Session) {
 	if w.check {
 		return
 	}
@@ -216,6 +218,10 @@ func (w *statsWriter) sessionEnd(s *uahstream.Session) {
 		io.WriteString(w.out, "\n  ],\n  \"totals\": ")
 	}
 	w.indented(marshal(s.Totals()), "  ")
+	if hs != nil && hs.Subagents.Sessions > 0 {
+		io.WriteString(w.out, ",\n  \"subagents\": ")
+		w.indented(marshal(hs.Subagents.JSON()), "  ")
+	}
 	io.WriteString(w.out, "\n}\n")
 }
 
