@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/history"
 	"github.com/uagentkit/stream/internal/runs"
 	"github.com/uagentkit/stream/internal/sessions"
 	"go.uber.org/goleak"
@@ -195,4 +196,33 @@ func TestASessionIsARunsRows(t *testing.T) {
 		assert.Equal(t, want, tb, "run %d", i+1)
 	}
 	assert.Equal(t, int64(1), got[1].Run.FailedToolCalls)
+}
+
+// A run's row says what it would cost: by the built-in table (gpt-6-sol
+// of openai-codex, testdata/run.jsonl: 843×2 + 512×0.20 + 80×10 per
+// million), or by the table WithPrices gives; null for a model with no
+// row.
+func TestRunRowCost(t *testing.T) {
+	read := func(opts ...Option) RunRow {
+		f, err := os.Open("../testdata/run.jsonl")
+		require.NoError(t, err)
+		defer f.Close()
+		tables, err := Read(f, opts...)
+		require.NoError(t, err)
+		require.Len(t, tables, 1)
+		return tables[0].Run
+	}
+	row := read()
+	require.NotNil(t, row.CostUSD)
+	assert.InDelta(t, 0.0025884, *row.CostUSD, 1e-12)
+	assert.Equal(t, "2026-10-06", row.PricesChecked)
+	other, err := history.ParsePrices(strings.NewReader(`[{"provider": "openai-codex", "model": "gpt-6-sol", "checked": "2026-12-01", "input": 1, "cached_input": 1, "cache_write_input": null, "output": 1}]`))
+	require.NoError(t, err)
+	row = read(WithPrices(other))
+	require.NotNil(t, row.CostUSD)
+	assert.InDelta(t, (1355.0+80)/1e6, *row.CostUSD, 1e-12)
+	assert.Equal(t, "2026-12-01", row.PricesChecked)
+	row = read(WithPrices(history.Prices{}))
+	assert.Nil(t, row.CostUSD, "no row: null, never 0")
+	assert.Empty(t, row.PricesChecked)
 }
