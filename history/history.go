@@ -77,6 +77,18 @@ type Run struct {
 // (statedir.ReadAttempts): read when asked, not kept.
 func (r *Run) Attempts() (statedir.Attempts, error) { return statedir.ReadAttempts(r.Dir) }
 
+// Attempts adds up how its runs' model attempts ended, as their
+// stderr.log says (a run whose file cannot be read adds nothing).
+func (s *Session) Attempts() statedir.Attempts {
+	var out statedir.Attempts
+	for _, r := range s.Runs {
+		if a, err := r.Attempts(); err == nil {
+			out = out.Add(a)
+		}
+	}
+	return out
+}
+
 // final reports a run that had finished when it was read.
 func (r *Run) final() bool { return r.state == statedir.StateFinished }
 
@@ -163,9 +175,10 @@ type Index struct {
 	// sidecars are uah's sidecars as read (Reopen reads again only those
 	// that changed).
 	sidecars map[string]*statedir.Sidecar
-	// requests are, while the index is built, the per-request usage of
-	// the finished runs whose price needs it (requestsOf), by directory.
-	requests map[string][]stream.TokensDTO
+	// perRequest are, while the index is built, the estimates of the
+	// finished runs priced from their requests (perRequestOf), by
+	// directory.
+	perRequest map[string]perRequestCost
 }
 
 // recomputed is a summary a run's records gave, and what they were then.
@@ -269,11 +282,11 @@ func build(prices Prices, h *statedir.History, prev *Index, stamps []stamp) *Ind
 			}
 		}
 	}
-	x.requests = x.requestsOf(h.Runs())
+	x.perRequest = x.perRequestOf(h.Runs())
 	for _, sr := range h.Runs() {
 		x.runs = append(x.runs, x.run(sr, before))
 	}
-	x.requests = nil
+	x.perRequest = nil
 	for _, r := range x.runs {
 		x.byRun[r.ID] = r
 		if r.final() {
@@ -510,40 +523,50 @@ func (x *Index) price(sr *statedir.Run, r *Run) Cost {
 	if !c.Unapplied {
 		return c
 	}
-	reqs, ok := x.requests[sr.Dir]
-	if !ok {
-		reqs = requests(sr)
+	if pc, ok := x.perRequest[sr.Dir]; ok && pc.model == [2]string{r.Provider, r.Model} {
+		return pc.cost
 	}
-	if len(reqs) == 0 { // no records to price it by: its totals' figure, said to be one
-		return c
-	}
-	return x.prices.CostRequests(r.Provider, r.Model, r.StartedAt, reqs)
+	return x.priceRequests(sr, r.Provider, r.Model, r.StartedAt, c)
 }
 
-// requestsOf reads, on all cores, the usage of each request of the
-// finished runs whose price needs it (see price): what a history of long
-// runs costs to list is its runs' records, read side by side.
-func (x *Index) requestsOf(runs []*statedir.Run) map[string][]stream.TokensDTO {
+// priceRequests prices a run's requests as its records give them; a run
+// with no request in them keeps c, its totals' figure, said to be one.
+func (x *Index) priceRequests(sr *statedir.Run, provider, model string, start time.Time, c Cost) Cost {
+	m, n := x.prices.meter(provider, model, start), 0
+	for u := range sr.Requests() {
+		m.add(u.DTO())
+		n++
+	}
+	if n == 0 {
+		return c
+	}
+	return m.c
+}
+
+// perRequestCost is a run's estimate from its requests, and the provider
+// and model it was priced as.
+type perRequestCost struct {
+	model [2]string
+	cost  Cost
+}
+
+// perRequestOf prices, on all cores, the finished runs whose price needs
+// their requests (see price): what a history of long runs costs to list
+// is its runs' records, read side by side.
+func (x *Index) perRequestOf(runs []*statedir.Run) map[string]perRequestCost {
 	var need []*statedir.Run
 	for _, sr := range runs {
 		if s := sr.Summary; sr.Finished() && x.prices.Cost(s.Provider, s.Model, sr.StartedAt(), s.Stats.Tokens).Unapplied {
 			need = append(need, sr)
 		}
 	}
-	out := make(map[string][]stream.TokensDTO, len(need))
-	pool.InOrder(len(need), pool.Each(func(i int) []stream.TokensDTO { return requests(need[i]) }),
-		func(i int, reqs []stream.TokensDTO) { out[need[i].Dir] = reqs })
+	out := make(map[string]perRequestCost, len(need))
+	pool.InOrder(len(need), pool.Each(func(i int) perRequestCost {
+		s := need[i].Summary
+		c := x.prices.Cost(s.Provider, s.Model, need[i].StartedAt(), s.Stats.Tokens)
+		return perRequestCost{[2]string{s.Provider, s.Model}, x.priceRequests(need[i], s.Provider, s.Model, need[i].StartedAt(), c)}
+	}), func(i int, c perRequestCost) { out[need[i].Dir] = c })
 	return out
-}
-
-// requests is the usage of each of a run's model requests, as its
-// records say (statedir.Run.Requests).
-func requests(sr *statedir.Run) []stream.TokensDTO {
-	var reqs []stream.TokensDTO
-	for _, u := range sr.Requests() {
-		reqs = append(reqs, u.DTO())
-	}
-	return reqs
 }
 
 // home is the state directory of a run directory (STATE/runs/ID).

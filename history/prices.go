@@ -404,28 +404,48 @@ func (p Prices) Cost(provider, model string, start time.Time, t stream.TokensDTO
 // prompt is above the row's long-context threshold is priced at its
 // long-context rates, the whole request.
 func (p Prices) CostRequests(provider, model string, start time.Time, requests []stream.TokensDTO) Cost {
-	row, ok := p.At(provider, model, start)
-	c := Cost{Plan: p.plans[provider], Priced: true}
+	m := p.meter(provider, model, start)
 	for _, t := range requests {
-		if t == (stream.TokensDTO{}) {
-			continue
-		}
-		if !ok {
-			return Cost{Plan: c.Plan}
-		}
-		c.Checked = row.Checked
-		rates := row.base()
-		if lc := row.LongContext; lc != nil && t.Input > lc.Above {
-			rates = [4]*float64{lc.Input, lc.CachedInput, lc.CacheWriteInput, lc.Output}
-			c.LongRequests++
-		}
-		usd, priced := row.price(t, rates)
-		if !priced {
-			return Cost{Plan: c.Plan}
-		}
-		c.USD += usd
+		m.add(t)
 	}
-	return c
+	return m.c
+}
+
+// meter prices a run's requests one at a time, as they come (see
+// CostRequests): what it keeps is the sum, not the requests.
+type meter struct {
+	row Price
+	ok  bool // the model has a row at the run's start
+	c   Cost
+}
+
+func (p Prices) meter(provider, model string, start time.Time) *meter {
+	row, ok := p.At(provider, model, start)
+	return &meter{row: row, ok: ok, c: Cost{Plan: p.plans[provider], Priced: true}}
+}
+
+// add prices one request: a model without a row, or a class of tokens
+// without a rate, leaves the run unpriced.
+func (m *meter) add(t stream.TokensDTO) {
+	if t == (stream.TokensDTO{}) || !m.c.Priced {
+		return
+	}
+	if !m.ok {
+		m.c = Cost{Plan: m.c.Plan}
+		return
+	}
+	m.c.Checked = m.row.Checked
+	rates := m.row.base()
+	if lc := m.row.LongContext; lc != nil && t.Input > lc.Above {
+		rates = [4]*float64{lc.Input, lc.CachedInput, lc.CacheWriteInput, lc.Output}
+		m.c.LongRequests++
+	}
+	usd, priced := m.row.price(t, rates)
+	if !priced {
+		m.c = Cost{Plan: m.c.Plan}
+		return
+	}
+	m.c.USD += usd
 }
 
 // base is the row's rates: input, cached, cache write, output.

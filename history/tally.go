@@ -6,14 +6,15 @@ import (
 )
 
 // Tally prices a stream as it is read, for a view that shows one (cat):
-// each run's requests are the usage of its model_responded lines, priced
-// when the run ends (its Ended: the fold's summary says its provider,
-// model and start) by CostRequests, so the long-context rule applies
-// request by request. The zero Tally prices nothing; use Prices.Tally.
-// A Tally is not safe for concurrent use.
+// each run's requests are the usage of its model_responded lines, each
+// priced as it comes (as CostRequests prices them) by the provider, model
+// and start its run_started says, so the long-context rule applies
+// request by request; the run's estimate is done when it ends (its
+// Ended). It keeps a run's sum, not its requests. The zero Tally prices
+// nothing; use Prices.Tally. A Tally is not safe for concurrent use.
 type Tally struct {
 	prices Prices
-	reqs   []stream.TokensDTO // the open run's
+	open   *meter // the open run's
 	est    Estimate
 	runs   int
 }
@@ -25,19 +26,30 @@ func (p Prices) Tally() *Tally { return &Tally{prices: p} }
 // the estimate of the run it ended (ended is false for a line that ended
 // none).
 func (t *Tally) Add(l uahstream.Line) (c Cost, ended bool) {
-	if d, ok := l.DTO.(stream.ModelRespondedDTO); ok && l.Change.Run >= 0 {
-		t.reqs = append(t.reqs, d.Usage)
-	}
-	if e := l.Ended; e != nil {
+	if e := l.Ended; e != nil { // by this line, or cut off by its run_started: before the line is taken
 		s := e.Summary
 		r := &Run{Provider: s.Provider, Model: s.Model, Tokens: s.Stats.Tokens}
-		r.Cost = t.prices.CostRequests(s.Provider, s.Model, s.StartedAt, t.reqs)
+		if t.open != nil {
+			r.Cost = t.open.c
+		} else { // no run_started: no request was priced, its totals are
+			r.Cost = t.prices.Cost(s.Provider, s.Model, s.StartedAt, s.Stats.Tokens)
+		}
 		t.est.Add(r)
-		t.reqs = t.reqs[:0]
+		t.open = nil
 		t.runs++
-		return r.Cost, true
+		c, ended = r.Cost, true
 	}
-	return Cost{}, false
+	switch d := l.DTO.(type) {
+	case stream.RunStartedDTO:
+		if l.Change.Started {
+			t.open = t.prices.meter(d.Provider, d.Model, d.At)
+		}
+	case stream.ModelRespondedDTO:
+		if t.open != nil && l.Change.Run >= 0 {
+			t.open.add(d.Usage)
+		}
+	}
+	return c, ended
 }
 
 // Estimate is the estimate of the runs that have ended, and Runs their

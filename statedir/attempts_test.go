@@ -3,6 +3,7 @@ package statedir
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,5 +64,5 @@ func TestRequests(t *testing.T) {
 		}
 	}
 	require.Len(t, want, 3, "the escaped kind and the key in capitals too; not the one that does not decode")
-	assert.Equal(t, want, r.Requests())
+	assert.Equal(t, want, slices.Collect(r.Requests()))
 }

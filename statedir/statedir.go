@@ -370,7 +370,7 @@ func (r *Run) Events() iter.Seq[stream.Event] {
 	}
 }
 
-// Requests returns the usage of each of the run's model requests, in
+// Requests yields the usage of each of the run's model requests, in
 // order: the usage of the model_responded events Events yields, the
 // same, read faster. A record is mapped only when it can be a model
 // response: when its bytes hold "model_response", or a \u escape that
@@ -378,19 +378,19 @@ func (r *Run) Events() iter.Seq[stream.Event] {
 // keys match in any case but whose Kind is compared as it decodes); the
 // others, which no usage comes from, are not decoded. What Events says of
 // the records (Problems) it says too.
-func (r *Run) Requests() []stream.Tokens {
-	var out []stream.Tokens
-	m := newMapper(func(e stream.Event) {
-		if mr, ok := e.(stream.ModelResponded); ok {
-			out = append(out, mr.Usage)
+func (r *Run) Requests() iter.Seq[stream.Tokens] {
+	return func(yield func(stream.Tokens) bool) {
+		stopped := false
+		m := newMapper(func(e stream.Event) {
+			if mr, ok := e.(stream.ModelResponded); ok && !stopped && !yield(mr.Usage) {
+				stopped = true
+			}
+		})
+		m.skip = noResponse
+		if err := r.records(m, &stopped); err != nil {
+			r.problem(EventsFile, 0, err)
 		}
-	})
-	m.skip = noResponse
-	stopped := false
-	if err := r.records(m, &stopped); err != nil {
-		r.problem(EventsFile, 0, err)
 	}
-	return out
 }
 
 // noResponse reports a record that cannot be a model response: its
