@@ -294,9 +294,8 @@ func (h *History) record(w http.ResponseWriter, r *http.Request) {
 			runs := make([]history.RunJSON, len(found.Session.Runs))
 			for i, r := range found.Session.Runs {
 				runs[i] = r.JSON()
-				a, _ := r.Attempts()
-				tried = tried.Add(a)
 			}
+			tried = found.Session.Attempts()
 			v = struct {
 				history.SessionJSON
 				RunList  []history.RunJSON `json:"run_list"`

@@ -174,7 +174,11 @@ func Sessions(runs []*RunRow) []SessionRow {
 			s.AutoReviewTokensCachedInput += r.AutoReviewTokensCachedInput
 			s.AutoReviewTokensOutput += r.AutoReviewTokensOutput
 			if r.CostUSD != nil {
-				s.CostUSD = ptr(*r.CostUSD + deref(s.CostUSD))
+				sum := *r.CostUSD
+				if s.CostUSD != nil {
+					sum += *s.CostUSD
+				}
+				s.CostUSD = &sum
 			}
 			s.PricesChecked = max(s.PricesChecked, r.PricesChecked)
 		}
@@ -308,15 +312,6 @@ type config struct {
 // WithPrices prices the runs by p (RunRow.CostUSD); without it, by
 // history.DefaultPrices.
 func WithPrices(p history.Prices) Option { return func(c *config) { c.prices = &p } }
-
-func ptr(v float64) *float64 { return &v }
-
-func deref(v *float64) float64 {
-	if v == nil {
-		return 0
-	}
-	return *v
-}
 
 // WithContent includes what people and models wrote: MessageRows, the
 // tool arguments and the answer. Without it, no such text leaves the

@@ -50,7 +50,8 @@ type callUsage struct {
 
 // CallUsage is the usage a compaction's stats report for its summary call
 // (stats.call), in the runner's field names (InputTokens, …) or
-// snake_case (input_tokens, …); false when the stats have no call (an
+// snake_case (input_tokens, …; read only when the runner's names say
+// nothing, so a usage in both is never counted twice); false when the stats have no call (an
 // elision or a clear calls no model) or it is not an object.
 func CallUsage(stats string) (stream.TokensDTO, bool) {
 	if stats == "" {
@@ -66,7 +67,10 @@ func CallUsage(stats string) (stream.TokensDTO, bool) {
 	if json.Unmarshal(*s.Call, &u) != nil {
 		return stream.TokensDTO{}, false
 	}
-	return stream.TokensDTO{Input: u.InputTokens + u.Input, CachedInput: u.CachedInputTokens + u.CachedInput,
-		CacheWriteInput: u.CacheWriteInputTokens + u.CacheWriteInput, Output: u.OutputTokens + u.Output,
-		Reasoning: u.ReasoningTokens + u.Reasoning}, true
+	runner := stream.TokensDTO{Input: u.InputTokens, CachedInput: u.CachedInputTokens, CacheWriteInput: u.CacheWriteInputTokens,
+		Output: u.OutputTokens, Reasoning: u.ReasoningTokens}
+	if runner != (stream.TokensDTO{}) { // one naming, never the two added
+		return runner, true
+	}
+	return stream.TokensDTO{Input: u.Input, CachedInput: u.CachedInput, CacheWriteInput: u.CacheWriteInput, Output: u.Output, Reasoning: u.Reasoning}, true
 }

@@ -517,3 +517,10 @@ func TestACompactionsCallIsCountedApart(t *testing.T) {
 	c.Add(``)
 	assert.Equal(t, Compaction{Compactions: 4, Calls: 1, Tokens: stream.TokensDTO{Input: 10, CachedInput: 5, CacheWriteInput: 1, Output: 2, Reasoning: 1}}, c)
 }
+
+// A call's usage in both namings is the runner's, never the two added.
+func TestCallUsageInBothNamings(t *testing.T) {
+	u, ok := CallUsage(`{"call":{"InputTokens":10,"input_tokens":10,"OutputTokens":1,"output_tokens":1}}`)
+	require.True(t, ok)
+	assert.Equal(t, stream.TokensDTO{Input: 10, Output: 1}, u)
+}
