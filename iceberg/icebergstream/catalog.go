@@ -110,13 +110,14 @@ func sqlCatalog(db *sql.DB, dialect sqlcat.SupportedDialect, warehouse string, p
 	}
 	// NewCatalog makes the catalog's tables if need be; exporters that
 	// start together on a new database race to (Postgres: "duplicate key
-	// value violates unique constraint"), and the one that lost finds
-	// them made when it tries again.
+	// value violates unique constraint", or SQLSTATE 42710, the table's
+	// row type made by the other), and the one that lost finds them made
+	// when it tries again.
 	var c *sqlcat.Catalog
 	var err error
 	for attempt := 1; ; attempt++ {
 		c, err = sqlcat.NewCatalog("uagent", db, dialect, p)
-		if err == nil || !isConflict(err) || attempt == MaxAttempts {
+		if err == nil || !isConflict(err) && !strings.Contains(err.Error(), "SQLSTATE 42710") || attempt == MaxAttempts {
 			break
 		}
 		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
