@@ -29,11 +29,14 @@ import (
 // memory of its exact size, which its DTO then owns: decoding it peaks at
 // twice the line plus a chunk.
 //
-// A DTO's strings are never written over by a later Decode. The strings of
-// 256 bytes or more of a line longer than 64 KiB are that line's memory
-// (unescaped in place), so keeping one keeps the line alive: use
-// strings.Clone for one kept much longer than the rest of its line. Every
-// other string has memory of its own.
+// A DTO's strings are never written over by a later Decode, unless
+// [WithBorrowedStrings] says they may be. The strings of 256 bytes or more
+// of a line longer than 64 KiB are that line's memory (unescaped in
+// place), so keeping one keeps the line alive; a string shorter than 128
+// bytes is copied into a slab of 8 KiB that the strings of the lines
+// around it share, so keeping one keeps its slab alive: use strings.Clone
+// for one kept much longer than the rest. Every other string has memory
+// of its own.
 type Decoder struct {
 	r   io.Reader
 	max int
@@ -137,6 +140,8 @@ func NewDecoder(r io.Reader, opts ...DecoderOption) *Decoder {
 func newDecoder(r io.Reader, o decoderOptions) *Decoder {
 	d := &Decoder{r: r, max: o.maxLine, chunk: longChunk}
 	d.p.SkipContent = o.noContent
+	d.p.Borrow = o.borrow
+	d.p.Slack = true // a line is a slice of the Decoder's own buffer
 	if o.foldOnly {
 		d.p.Lean = true
 		if m, _ := decoderMems.Get().(*decoderMem); m != nil {
@@ -284,10 +289,11 @@ func (d *Decoder) take(n, adv int) []byte {
 	d.lineOff = d.base + int64(d.start) - int64(d.long)
 	line := d.buf[d.start : d.start+n]
 	switch {
-	case d.long > 0 && d.p.Lean:
+	case d.long > 0 && (d.p.Lean || d.p.Borrow):
 		// For the fold alone (Summarize, Validate), whose Decoder copies
-		// every string it builds: the line is joined into memory the
-		// Decoder keeps for the next long line (and the next stream: see
+		// every string it builds, and for borrowed strings, valid until
+		// the next line: the line is joined into memory the Decoder keeps
+		// for the next long line (and, for the fold, the next stream: see
 		// leanDecoder).
 		d.rawParts = append(d.chunks, line)
 		if cap(d.leanLine) < d.long+len(line) {
@@ -299,6 +305,7 @@ func (d *Decoder) take(n, adv int) []byte {
 			}
 		}
 		line = d.leanLine
+		d.p.Own = d.p.Borrow // borrowed strings are unescaped in place: the line is theirs until the next
 		if cap(d.leanLine) > 1<<20 {
 			d.leanLine = nil // the memory of a line over 1 MiB is not kept
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -465,7 +466,9 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range [][]byte{[]byte(goodLine), []byte("{"), []byte(`{"v":1,"type":"x","at":"2026-09-23T12:32:07Z"}`),
 		[]byte(`{"at":"2026-09-23T12:07:00Z","turn":"\n\"2\"","type":"turn_started","v":1}`),
 		[]byte("\xef\xbb\xbf" + `{"v":1,"type":"user_message","at":"2026-09-23T12:07:00Z","text":"a\"b\"c"}`),
-		[]byte("\r\n\r\n"), []byte(`{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"stats":{"tools_by_name":{"a":1}}}}`)} {
+		[]byte("\r\n\r\n"), []byte(`{"v":1,"type":"run_finished","at":"2026-09-23T12:32:07Z","summary":{"stats":{"tools_by_name":{"a":1}}}}`),
+		// Strings with escapes, one after the other, and one longer than a block:
+		[]byte(`{"v":1,"type":"tool_called","at":"2026-09-23T12:07:00Z","call_id":"c\t1","name":"Bash","label":"ls\t-l","arguments":"{\"command\":\"ls -l \\\"a b\\\"\",\"description\":\"list the files of the directory, long, with \u00e9 and \\\\ \\n in it\"}"}`)} {
 		f.Add(s, uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, seed uint64) {
@@ -497,7 +500,101 @@ func FuzzDecode(f *testing.F) {
 		if diff := cmpDiff(whole, long); diff != "" {
 			t.Fatalf("reading lines as long ones changed the result:\n%s", diff)
 		}
+		for _, chunk := range []int{0, 1 + int(seed%16)} {
+			borrowed, borrowedErrs := decodeBorrowed(t, in, chunk)
+			require.Equal(t, errStrings(wholeErrs), errStrings(borrowedErrs), "borrowing (chunk %d) changes no error", chunk)
+			if diff := cmpDiff(whole, borrowed); diff != "" {
+				t.Fatalf("borrowing (chunk %d) changed the result:\n%s", chunk, diff)
+			}
+		}
 	})
+}
+
+// decodeBorrowed decodes a whole stream with borrowed strings, each DTO
+// deep-copied before the next Decode (and each line's Raw checked), with
+// lines longer than chunk bytes (when it is not 0) read as long ones.
+func decodeBorrowed(t testing.TB, in []byte, chunk int) (dtos []any, errs []error) {
+	t.Helper()
+	dec := NewDecoder(bytes.NewReader(in), WithBorrowedStrings())
+	if chunk > 0 {
+		dec.chunk = chunk
+	}
+	want := lines(bytes.TrimPrefix(in, byteOrderMark))
+	for {
+		v, err := dec.Decode()
+		if err == io.EOF {
+			return dtos, errs
+		}
+		if n := dec.Line(); n <= len(want) && dec.Raw() != nil {
+			require.Equal(t, string(bytes.TrimSuffix(want[n-1], []byte("\r"))), string(dec.Raw()), "line %d's Raw", n)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			if _, ok := errors.AsType[*LineError](err); !ok {
+				return dtos, errs
+			}
+			continue
+		}
+		dtos = append(dtos, deepCopy(t, v))
+	}
+}
+
+// deepCopy returns a copy of a DTO whose strings are its own.
+func deepCopy(t testing.TB, v any) any {
+	t.Helper()
+	rv := reflect.New(reflect.TypeOf(v))
+	rv.Elem().Set(reflect.ValueOf(v))
+	cloneStrings(rv.Elem())
+	return rv.Elem().Interface()
+}
+
+// cloneStrings gives every string reachable from v memory of its own.
+func cloneStrings(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(strings.Clone(v.String()))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			f := v.Field(i)
+			if f.CanSet() {
+				cloneStrings(f)
+			} else if f.CanAddr() {
+				cloneStrings(reflect.NewAt(f.Type(), f.Addr().UnsafePointer()).Elem())
+			}
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			c := reflect.New(v.Type().Elem())
+			c.Elem().Set(v.Elem())
+			cloneStrings(c.Elem())
+			v.Set(c)
+		}
+	case reflect.Slice:
+		if !v.IsNil() {
+			c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(c, v)
+			for i := range c.Len() {
+				cloneStrings(c.Index(i))
+			}
+			v.Set(c)
+		}
+	case reflect.Map:
+		if !v.IsNil() {
+			c := reflect.MakeMapWithSize(v.Type(), v.Len())
+			for it := v.MapRange(); it.Next(); {
+				k := reflect.New(it.Key().Type()).Elem()
+				k.Set(it.Key())
+				cloneStrings(k)
+				e := reflect.New(it.Value().Type()).Elem()
+				e.Set(it.Value())
+				cloneStrings(e)
+				c.SetMapIndex(k, e)
+			}
+			v.Set(c)
+		}
+	}
 }
 
 func errStrings(errs []error) []string {
@@ -607,6 +704,7 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 			f.Add(l)
 		}
 	}
+	f.Add([]byte(`{"v":1,"type":"tool_called","at":"2026-09-23T12:07:00Z","call_id":"c\t1","name":"Bash","label":"ls\t-l","arguments":"{\"command\":\"ls -l \\\"a b\\\"\",\"description\":\"list the files of the directory, long, with \\\\ \\n and \\t in it, and more words to pass a block of sixty-four bytes\"}"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if bytes.IndexByte(line, '\n') >= 0 {
 			return
@@ -628,6 +726,13 @@ func FuzzDecodeMatchesEncodingJSON(f *testing.F) {
 		require.Empty(t, errs)
 		if d := cmpDiff(want.Elem().Interface(), long[0]); d != "" {
 			t.Fatalf("%q as a long line (-encoding/json +Decoder):\n%s", line, d)
+		}
+		for _, chunk := range []int{0, 8} {
+			borrowed, errs := decodeBorrowed(t, line, chunk)
+			require.Empty(t, errs)
+			if d := cmpDiff(want.Elem().Interface(), borrowed[0]); d != "" {
+				t.Fatalf("%q borrowed (chunk %d) (-encoding/json +Decoder):\n%s", line, chunk, d)
+			}
 		}
 	})
 }
@@ -770,5 +875,53 @@ func TestUnknownRawOfALongLineWithEscapes(t *testing.T) {
 		u, ok := dtos[0].(UnknownDTO)
 		require.True(t, ok, "%T", dtos[0])
 		assert.Equal(t, line, string(u.Raw), "pad %d", pad)
+	}
+}
+
+// lineAtATime gives a stream one line per Read, so that the Decoder reads
+// each line into the start of its buffer, over the line before.
+type lineAtATime struct{ lines [][]byte }
+
+func (r *lineAtATime) Read(p []byte) (int, error) {
+	if len(r.lines) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.lines[0])
+	r.lines[0] = r.lines[0][n:]
+	if len(r.lines[0]) == 0 {
+		r.lines = r.lines[1:]
+	}
+	return n, nil
+}
+
+// A borrowed string is valid until the next Decode, and no longer: kept
+// past it, it changes (the docs of WithBorrowedStrings say so). Without
+// the option, it does not.
+func TestBorrowedStringsChangeOnTheNextDecode(t *testing.T) {
+	in := [][]byte{
+		[]byte(`{"v":1,"type":"user_message","at":"2026-09-23T12:00:00Z","id":"first","text":"one\ttwo\tthree"}` + "\n"),
+		[]byte(`{"v":1,"type":"user_message","at":"2026-09-23T12:00:01Z","id":"again","text":"uno\tdos\ttres"}` + "\n"),
+	}
+	for _, borrow := range []bool{false, true} {
+		var opts []DecoderOption
+		if borrow {
+			opts = append(opts, WithBorrowedStrings())
+		}
+		dec := NewDecoder(&lineAtATime{lines: slices.Clone(in)}, opts...)
+		v, err := dec.Decode()
+		require.NoError(t, err)
+		first := v.(UserMessageDTO)
+		id, text := first.ID, first.Text // a plain string, and one unescaped
+		require.Equal(t, "first", id)
+		require.Equal(t, "one\ttwo\tthree", text)
+		_, err = dec.Decode()
+		require.NoError(t, err)
+		if borrow {
+			assert.Equal(t, "again", id, "the plain string kept is the next line's bytes now")
+			assert.NotEqual(t, "one\ttwo\tthree", text, "the unescaped string kept is written over by the next line's")
+		} else {
+			assert.Equal(t, "first", id)
+			assert.Equal(t, "one\ttwo\tthree", text)
+		}
 	}
 }

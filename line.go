@@ -38,6 +38,9 @@ type lineState struct {
 func (d *Decoder) decodeLine(line []byte) (any, error) {
 	p := &d.p
 	p.Data, p.Pos = line, 0
+	if p.Borrow { // the strings of the line before are gone
+		p.Scratch = p.Scratch[:0]
+	}
 	ls := &d.ls
 	*ls = lineState{line: line}
 	d.pending = d.pending[:0]

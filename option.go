@@ -9,6 +9,7 @@ type decoderOptions struct {
 	maxLine   int
 	foldOnly  bool
 	noContent bool
+	borrow    bool
 }
 
 func newDecoderOptions[O ValidateOption](opts []O) decoderOptions {
@@ -89,6 +90,18 @@ func WithFoldOnly() DecoderOption { return func(o *decoderOptions) { o.foldOnly 
 // it, such as an export of tables without content; the fold's answers are
 // the same.
 func WithoutContent() DecoderOption { return func(o *decoderOptions) { o.noContent = true } }
+
+// WithBorrowedStrings makes a Decoder's strings borrowed, as
+// bufio.Scanner.Bytes is: every string of the DTO that Decode returns
+// (and a *LineError's DTO fields) is valid only until the next call to
+// Decode, which may write over its memory; a string without escapes is a
+// slice of the Decoder's buffer, one with escapes is unescaped into memory
+// the Decoder reuses for the next line. A reader that keeps a string
+// longer copies it (strings.Clone). For a reader that keeps no text (one
+// that counts, folds or writes each line out before the next), it spares
+// a copy and an allocation per string. The values are the same as
+// without the option; an UnknownDTO's Raw is still its own.
+func WithBorrowedStrings() DecoderOption { return func(o *decoderOptions) { o.borrow = true } }
 
 // WithExitCode tells [Validate] the exit code of the process that wrote the
 // stream, so that it accepts the endings the contract allows without

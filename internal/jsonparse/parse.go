@@ -42,6 +42,19 @@ type Parser struct {
 	// (Field.Content) empty, checked but not built: for an export without
 	// content.
 	SkipContent bool
+	// Borrow makes string values the line's memory or the parser's, valid
+	// until the next line: a value without escapes is a slice of the line,
+	// one with escapes is unescaped after the line's other values in
+	// Scratch, which the caller empties (Scratch[:0]) before each line.
+	Borrow bool
+	// Slack tells that the memory after data, up to its capacity, may be
+	// read (never written, never taken as the line's): the unescape's
+	// 64-byte blocks then reach the end of the line.
+	Slack bool
+	// slab is where short string values are copied, many to an
+	// allocation (see slabMax), when they are not borrowed.
+	slab []byte
+	rune [4]byte // an escape decoded only to be checked
 	// Present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.
 	Present [maxCodecs]uint64

@@ -139,6 +139,7 @@ func FuzzUnquoteUTF8(f *testing.F) {
 	f.Add([]byte("\"ab\xc3\\n\xa9 and some more words to fill a word or two\""), true)
 	f.Add([]byte("\"0123456789abcd\xe9\\t\x80\x80 and some more words\""), false)
 	f.Add([]byte("\"\\u00e9\xc3\\\"\xa9\""), true)
+	f.Add([]byte(`"a long string with escapes: \"quoted\", \\ and \n, \t, \u00e9 and \ud83d\ude00, then plain words past a block of sixty-four bytes"`), false)
 	f.Fuzz(func(t *testing.T, data []byte, inPlace bool) {
 		if len(data) == 0 || data[0] != '"' {
 			data = append([]byte{'"'}, data...)
@@ -147,6 +148,34 @@ func FuzzUnquoteUTF8(f *testing.F) {
 		b, utf8OK, _, err := p.unquote(inPlace)
 		if err == nil && utf8OK {
 			require.True(t, utf8.Valid(b), "%q read as %q", data, b)
+		}
+		// Every way a string value is built reads as encoding/json reads:
+		// owned (in a slab, or its own), borrowed, in place, and with
+		// the bytes after the text readable (Slack), whatever they are.
+		var want string
+		wantErr := json.Unmarshal(data, &want)
+		if len(bytes.TrimSpace(data)) != len(data) {
+			return // encoding/json reads space around a value; Str does not
+		}
+		after := []byte(`"\"\\ and more after the string's end, a block's worth and more of it: \u00e9"`)
+		for _, mode := range []struct{ own, borrow, slack bool }{{}, {borrow: true}, {own: true}, {slack: true}, {borrow: true, slack: true}, {own: true, borrow: true}} {
+			buf := append(bytes.Clone(data), after...)
+			p := &Parser{Data: buf[:len(data)], Own: mode.own, Borrow: mode.borrow, Slack: mode.slack}
+			p.Scratch = append(p.Scratch, "a value before"...)
+			before := p.Scratch
+			got, err := p.Str()
+			if err == nil && p.Pos != len(data) {
+				err = p.Syntax("the end of the string")
+			}
+			if wantErr != nil {
+				require.NotNil(t, err, "%+v: %q read as %q; encoding/json: %v", mode, data, got, wantErr)
+				continue
+			}
+			require.Nil(t, err, "%+v: %q", mode, data)
+			require.Equal(t, want, got, "%+v: %q", mode, data)
+			if mode.borrow {
+				require.Equal(t, "a value before", string(before), "%+v: a value before is kept", mode)
+			}
 		}
 	})
 }

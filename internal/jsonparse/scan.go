@@ -164,6 +164,10 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 	data := p.Data
 	out, o := data, i
 	p.Edited = p.Edited || inPlace // from the first escape on, the line is changed
+	room := data                   // what the blocks may read: with Slack, past the line
+	if p.Slack && !inPlace {
+		room = data[:cap(data)]
+	}
 	if !inPlace {
 		need := len(data) - start + 8
 		if need > bigString { // a long line: the string's own length, found first
@@ -173,10 +177,20 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 			}
 			need, p.Pos = p.Pos-start+8, at
 		}
-		if cap(p.Scratch) < need {
-			p.Scratch = make([]byte, need)
+		// Borrowing, the scratch memory is the line's arena: the values
+		// before this one keep theirs, up to len(p.Scratch).
+		used := 0
+		if p.Borrow {
+			used = len(p.Scratch)
 		}
-		out = p.Scratch[:cap(p.Scratch)]
+		if cap(p.Scratch)-used < need {
+			grown := need
+			if p.Borrow {
+				grown = max(need, 2*cap(p.Scratch), 4096)
+			}
+			p.Scratch, used = make([]byte, 0, grown), 0
+		}
+		out = p.Scratch[used:cap(p.Scratch)]
 		o = copy(out, data[start:i])
 	}
 	for {
@@ -215,6 +229,47 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 		case c < 0x20:
 			p.Pos = i
 			return nil, p.fail(ErrSyntax, "control character 0x%02x in a string", c)
+		}
+		// Blocks of 64 bytes, where the vector code flags every stop of a
+		// block at once: the plain bytes between stops stored a word at a
+		// time (the room after o is the string's rest and a word; in
+		// place, once the value is a word or more behind its source, a
+		// store never reaches a byte not yet read), each one-byte escape
+		// written from its flag, and the block left at a quote, a control
+		// byte, \u, a bad escape or an escape that the block's end cuts.
+		// Non-ASCII text is checked afterwards, whole.
+		for blockMasks && (!inPlace || i-o >= 8) && i+72 <= len(room) {
+			m := stringMask(room[i:])
+			if i+64 > len(data) { // the line ends in the block: a stop there
+				m = m&(1<<(len(data)-i)-1) | 1<<(len(data)-i)
+			}
+			if blockHigh(room[i:]) {
+				u.unsure = true
+			}
+			last := min(63, len(data)-1-i) // an escape from here on is cut
+			pos := 0
+			for ; m != 0; m &= ^uint64(0) << pos {
+				k := bits.TrailingZeros64(m)
+				storeRun(out[o:], room[i+pos:], k-pos)
+				o += k - pos
+				if k >= last || data[i+k] != '\\' || simpleEscape[data[i+k+1]] == 0 {
+					pos = k
+					break
+				}
+				out[o] = simpleEscape[data[i+k+1]]
+				o++
+				pos = k + 2
+			}
+			if m != 0 {
+				i += pos
+				break
+			}
+			storeRun(out[o:], room[i+pos:], 64-pos)
+			o += 64 - pos
+			i += 64
+		}
+		if blockMasks && (!inPlace || i-o >= 8) && i+72 <= len(room) && i < len(data) {
+			continue // at a stop a block left
 		}
 		// A plain run, a word at a time, and the one-byte escapes in it.
 		for i+8 <= len(data) {
@@ -276,8 +331,17 @@ const bigString = 64 << 10
 // does not keep a long line alive.
 const aliasMin = 256
 
-// Str parses a string value into a Go string: its own memory, or a slice
-// of a line the parser owns (see own).
+// slabMax is the length below which a string value is copied into a slab
+// of slabSize bytes shared with the values around it, instead of an
+// allocation of its own.
+const (
+	slabMax  = 128
+	slabSize = 8 << 10
+)
+
+// Str parses a string value into a Go string: its own memory, a slab's
+// (see slabMax), a slice of a line the parser owns (see Own), or, with
+// Borrow, the line's or Scratch's.
 func (p *Parser) Str() (string, *ParseError) {
 	b, utf8OK, inLine, err := p.unquote(p.Own)
 	if err != nil {
@@ -287,10 +351,41 @@ func (p *Parser) Str() (string, *ParseError) {
 		b = fixUTF8(b) // new: nothing else refers to it
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	}
-	if p.Own && inLine && len(b) >= aliasMin {
+	switch {
+	case p.Borrow:
+		if !inLine { // unescaped after the line's other values: kept
+			p.Scratch = p.Scratch[:len(p.Scratch)+len(b)]
+		}
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	case p.Own && inLine && len(b) >= aliasMin:
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	case len(b) < slabMax && len(b) > 0:
+		if cap(p.slab)-len(p.slab) < len(b) {
+			p.slab = make([]byte, 0, slabSize)
+		}
+		n := len(p.slab)
+		p.slab = append(p.slab, b...)
+		return unsafe.String(&p.slab[n], len(b)), nil
 	}
 	return string(b), nil
+}
+
+// storeRun copies the n bytes at src to dst a word at a time: it stores
+// up to seven bytes past n in dst, and reads as many past n in src.
+func storeRun(dst, src []byte, n int) {
+	for j := 0; j < n; j += 8 {
+		binary.LittleEndian.PutUint64(dst[j:], binary.LittleEndian.Uint64(src[j:]))
+	}
+}
+
+// blockHigh reports a byte of 0x80 or more among the 64 at b[0].
+func blockHigh(b []byte) bool {
+	_ = b[63]
+	w := binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
+		binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:]) |
+		binary.LittleEndian.Uint64(b[32:]) | binary.LittleEndian.Uint64(b[40:]) |
+		binary.LittleEndian.Uint64(b[48:]) | binary.LittleEndian.Uint64(b[56:])
+	return w&msb != 0
 }
 
 // simpleEscape maps the byte after a backslash to what it stands for, for
@@ -433,11 +528,8 @@ func (p *Parser) skipString() *ParseError {
 				i += 2
 				break
 			}
-			if cap(p.Scratch) < utf8.UTFMax {
-				p.Scratch = make([]byte, 0, 64)
-			}
 			var perr *ParseError
-			if _, i, perr = p.escape(p.Scratch[:0], i); perr != nil {
+			if _, i, perr = p.escape(p.rune[:0], i); perr != nil {
 				return perr
 			}
 		default:
