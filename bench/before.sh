@@ -6,6 +6,7 @@
 # built with the tag "before".
 #
 #   cd bench && ./before.sh 4036498 [-rounds 31] [-summarize]
+#   cd bench && TAGS=borrow ./before.sh REV   # both with borrowed strings (REV must have them)
 set -euo pipefail
 rev=$1
 shift
@@ -20,4 +21,4 @@ for pkg in $(grep -ho '"github.com/uagentkit/stream/internal/[a-z]*"' before/old
 	git -C .. archive "$rev" "$dir" | tar -x -C before/old --exclude='*_test.go' --exclude='testdata'
 done
 sed -i 's|"github.com/uagentkit/stream/internal/|"github.com/uagentkit/stream/bench/before/old/internal/|' before/old/*.go
-go run -tags before ./before "$@"
+go run -tags "before ${TAGS:-}" ./before "$@"

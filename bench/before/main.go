@@ -61,14 +61,14 @@ func main() {
 				case *summarize:
 					stream.Summarize(bytes.NewReader(data))
 				case useOld:
-					d := old.NewDecoder(bytes.NewReader(data))
+					d := old.NewDecoder(bytes.NewReader(data), oldOptions...)
 					for {
 						if _, err := d.Decode(); err == io.EOF {
 							break
 						}
 					}
 				default:
-					d := stream.NewDecoder(bytes.NewReader(data))
+					d := stream.NewDecoder(bytes.NewReader(data), newOptions...)
 					for {
 						if _, err := d.Decode(); err == io.EOF {
 							break

@@ -73,6 +73,19 @@ func (u *utf8Words) add(w uint64) {
 	}
 }
 
+// block adds the first n bytes of the words of a block: the bytes from
+// the n-th on are zeros to u (n is at a byte the string may not hold as
+// it is, an ASCII one, so no sequence goes on past it).
+func (u *utf8Words) block(raw *[8]uint64, n int) {
+	j := 0
+	for ; j+8 <= n; j += 8 {
+		u.word(raw[j/8])
+	}
+	if j < n {
+		u.word(raw[j/8] & (1<<(8*(n-j)) - 1))
+	}
+}
+
 // valid reports that the bytes added are valid UTF-8 for sure.
 func (u *utf8Words) valid() bool { return u.bad|u.carry == 0 && !u.unsure }
 
@@ -169,13 +182,13 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 		room = data[:cap(data)]
 	}
 	if !inPlace {
-		need := len(data) - start + 8
+		need := len(data) - start + blockRoom
 		if need > bigString { // a long line: the string's own length, found first
 			at := p.Pos
 			if err := p.skipString(); err != nil {
 				return nil, err
 			}
-			need, p.Pos = p.Pos-start+8, at
+			need, p.Pos = p.Pos-start+blockRoom, at
 		}
 		// Borrowing, the scratch memory is the line's arena: the values
 		// before this one keep theirs, up to len(p.Scratch).
@@ -231,44 +244,36 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 			return nil, p.fail(ErrSyntax, "control character 0x%02x in a string", c)
 		}
 		// Blocks of 64 bytes, where the vector code flags every stop of a
-		// block at once: the plain bytes between stops stored a word at a
-		// time (the room after o is the string's rest and a word; in
-		// place, once the value is a word or more behind its source, a
-		// store never reaches a byte not yet read), each one-byte escape
-		// written from its flag, and the block left at a quote, a control
-		// byte, \u, a bad escape or an escape that the block's end cuts.
-		// Non-ASCII text is checked afterwards, whole.
-		for blockMasks && (!inPlace || i-o >= 8) && i+72 <= len(room) {
+		// block at once (see unescapeBlock). The room after o is the
+		// string's rest and blockRoom; in place, the value is at least
+		// 16 bytes behind its source, so that no store reaches a byte not
+		// yet read.
+		for blockMasks && (!inPlace || i-o >= 16) && i+80 <= len(room) {
 			m := stringMask(room[i:])
 			if i+64 > len(data) { // the line ends in the block: a stop there
 				m = m&(1<<(len(data)-i)-1) | 1<<(len(data)-i)
 			}
-			if blockHigh(room[i:]) {
-				u.unsure = true
+			// UTF-8 is checked on the raw bytes (an escape is ASCII there,
+			// and writes whole sequences, so the value is valid exactly
+			// when they are), read before an in-place store reaches them.
+			var raw [8]uint64
+			check := u.carry != 0
+			for j := range raw {
+				raw[j] = binary.LittleEndian.Uint64(room[i+8*j:])
+				check = check || raw[j]&msb != 0
 			}
 			last := min(63, len(data)-1-i) // an escape from here on is cut
-			pos := 0
-			for ; m != 0; m &= ^uint64(0) << pos {
-				k := bits.TrailingZeros64(m)
-				storeRun(out[o:], room[i+pos:], k-pos)
-				o += k - pos
-				if k >= last || data[i+k] != '\\' || simpleEscape[data[i+k+1]] == 0 {
-					pos = k
-					break
-				}
-				out[o] = simpleEscape[data[i+k+1]]
-				o++
-				pos = k + 2
+			pos, w := unescapeBlock(unsafe.Pointer(&out[o]), unsafe.Pointer(&room[i]), m, last)
+			if check {
+				u.block(&raw, pos)
 			}
-			if m != 0 {
-				i += pos
+			i += pos
+			o += w
+			if pos < 64 {
 				break
 			}
-			storeRun(out[o:], room[i+pos:], 64-pos)
-			o += 64 - pos
-			i += 64
 		}
-		if blockMasks && (!inPlace || i-o >= 8) && i+72 <= len(room) && i < len(data) {
+		if blockMasks && (!inPlace || i-o >= 16) && i+80 <= len(room) && i < len(data) {
 			continue // at a stop a block left
 		}
 		// A plain run, a word at a time, and the one-byte escapes in it.
@@ -298,6 +303,9 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 			out[o] = simpleEscape[data[i+1]]
 			o++
 			i += 2
+			if blockMasks && inPlace && i-o == 16 && i+80 <= len(data) {
+				break // in place, the value is 16 bytes behind its source now: the blocks
+			}
 		}
 		if i+8 > len(data) {
 			for ; i < len(data) && plain[data[i]]; i++ {
@@ -370,22 +378,44 @@ func (p *Parser) Str() (string, *ParseError) {
 	return string(b), nil
 }
 
-// storeRun copies the n bytes at src to dst a word at a time: it stores
-// up to seven bytes past n in dst, and reads as many past n in src.
-func storeRun(dst, src []byte, n int) {
-	for j := 0; j < n; j += 8 {
-		binary.LittleEndian.PutUint64(dst[j:], binary.LittleEndian.Uint64(src[j:]))
-	}
-}
+// blockRoom is the room unescapeBlock needs after a value's bytes.
+const blockRoom = 24
 
-// blockHigh reports a byte of 0x80 or more among the 64 at b[0].
-func blockHigh(b []byte) bool {
-	_ = b[63]
-	w := binary.LittleEndian.Uint64(b) | binary.LittleEndian.Uint64(b[8:]) |
-		binary.LittleEndian.Uint64(b[16:]) | binary.LittleEndian.Uint64(b[24:]) |
-		binary.LittleEndian.Uint64(b[32:]) | binary.LittleEndian.Uint64(b[40:]) |
-		binary.LittleEndian.Uint64(b[48:]) | binary.LittleEndian.Uint64(b[56:])
-	return w&msb != 0
+// unescapeBlock unescapes the 64 bytes at src, whose stops m flags (one
+// at the line's end, if it is in the block), to dst: the plain bytes
+// between stops stored 16 bytes, then a word, at a time, each one-byte
+// escape written from its flag. It returns the bytes read (64, or where
+// it stopped: a quote, a control byte, \u, a bad escape, an escape at or
+// after last, which the block's end or the line's cuts) and written. It
+// reads up to 80 bytes at src and stores up to 24 bytes past what it
+// writes at dst, never past a byte of src it has not read when dst is 16
+// bytes or more behind src.
+func unescapeBlock(dst, src unsafe.Pointer, m uint64, last int) (pos, w int) {
+	for ; m != 0; m &= ^uint64(0) << pos {
+		k := bits.TrailingZeros64(m)
+		n := k - pos
+		s, d := unsafe.Add(src, pos), unsafe.Add(dst, w)
+		*(*[2]uint64)(d) = *(*[2]uint64)(s)
+		for j := 16; j < n; j += 8 {
+			*(*uint64)(unsafe.Add(d, j)) = *(*uint64)(unsafe.Add(s, j))
+		}
+		w += n
+		if k >= last || *(*byte)(unsafe.Add(src, k)) != '\\' {
+			return k, w
+		}
+		r := simpleEscape[*(*byte)(unsafe.Add(src, k+1))]
+		if r == 0 {
+			return k, w
+		}
+		*(*byte)(unsafe.Add(dst, w)) = r
+		w++
+		pos = k + 2
+	}
+	s, d := unsafe.Add(src, pos), unsafe.Add(dst, w)
+	for j := 0; j < 64-pos; j += 8 {
+		*(*uint64)(unsafe.Add(d, j)) = *(*uint64)(unsafe.Add(s, j))
+	}
+	return 64, w + 64 - pos
 }
 
 // simpleEscape maps the byte after a backslash to what it stands for, for
