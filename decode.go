@@ -117,8 +117,8 @@ func (d *Decoder) recycle() {
 		d.rerr = io.EOF
 	}
 	m := &decoderMem{buf: d.buf, leanLine: d.leanLine[:0], spare: d.spare, scratch: d.scratch, pending: d.pending[:0], pscratch: d.p.Scratch}
-	if cap(m.leanLine) > 4<<20 {
-		m.leanLine = nil // a long line's memory is not kept
+	if cap(m.leanLine) > maxLeanLine {
+		m.leanLine = nil // a longer line's memory is not kept
 	}
 	d.base += int64(d.start)
 	d.buf, d.leanLine, d.spare, d.scratch, d.pending, d.p.Scratch = nil, nil, nil, nil, nil, nil
@@ -306,8 +306,8 @@ func (d *Decoder) take(n, adv int) []byte {
 		}
 		line = d.leanLine
 		d.p.Own = d.p.Borrow // borrowed strings are unescaped in place: the line is theirs until the next
-		if cap(d.leanLine) > 1<<20 {
-			d.leanLine = nil // the memory of a line over 1 MiB is not kept
+		if cap(d.leanLine) > maxLeanLine {
+			d.leanLine = nil // the memory of a longer line is not kept
 		}
 		d.chunks, d.long = nil, 0
 	case d.long > 0:
@@ -388,6 +388,11 @@ func (d *Decoder) fill() {
 // longChunk is the size up to which the buffer grows for a long line;
 // a longer line is read in chunks of this size.
 const longChunk = 64 << 10
+
+// maxLeanLine bounds the memory kept for the next long line joined by a
+// Decoder for the fold alone or with borrowed strings: kept, it is written
+// again without a page fault, which costs more than the copy itself.
+const maxLeanLine = 16 << 20
 
 // maxSpare bounds the chunks kept for the next long line (4 MiB).
 const maxSpare = 64

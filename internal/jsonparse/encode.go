@@ -233,11 +233,88 @@ func textRun(s string, i int) int {
 
 // appendString appends s as a JSON string exactly as encoding/json does with
 // HTML escaping off: invalid UTF-8 becomes \ufffd, U+2028 and U+2029 are
-// escaped, and so are the C0 controls.
+// escaped, and so are the C0 controls. Where the vector code is, ASCII is
+// written 64 bytes a step (escapeBlock); a block with other bytes, and
+// the rest, a run at a time (appendText).
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
 	for i := 0; i < len(s); {
+		for blockMasks && i+80 <= len(s) {
+			src := unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i)
+			if !asciiBlock(src) {
+				break
+			}
+			b = slices.Grow(b, escapeRoom)
+			w := escapeBlock(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), len(b)), src,
+				stringMask(unsafe.Slice((*byte)(src), 64)))
+			b = b[:len(b)+w]
+			i += 64
+		}
+		end := len(s)
+		if blockMasks && i+80 <= len(s) {
+			end = i + 64 // a block with non-ASCII bytes, then blocks again
+		}
+		b, i = appendText(b, s, i, end)
+	}
+	return append(b, '"')
+}
+
+// asciiBlock reports that the 64 bytes at p are all ASCII.
+func asciiBlock(p unsafe.Pointer) bool {
+	w := (*[8]uint64)(p)
+	return (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&msb == 0
+}
+
+// escapeRoom is the room escapeBlock needs: a block's bytes, each written
+// as six, and the stores past them.
+const escapeRoom = 64*6 + 24
+
+// escapes holds, for each ASCII byte JSON escapes, its escape (little
+// endian) and, in the top byte, its length.
+var escapes = func() (t [128]uint64) {
+	for c := range 0x20 {
+		t[c] = uint64('\\') | uint64('u')<<8 | uint64('0')<<16 | uint64('0')<<24 |
+			uint64(hexDigits[c>>4])<<32 | uint64(hexDigits[c&0xf])<<40 | 6<<56
+	}
+	for c, e := range map[byte]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'} {
+		t[c] = uint64('\\') | uint64(e)<<8 | 2<<56
+	}
+	return t
+}()
+
+// escapeBlock writes the 64 ASCII bytes at src, whose bytes to escape m
+// flags, to dst: the runs between them 16 bytes, then a word, at a time,
+// each escape in one store. It returns the bytes written. It reads up to
+// 80 bytes at src, and stores up to 24 bytes past what it writes.
+func escapeBlock(dst, src unsafe.Pointer, m uint64) (w int) {
+	pos := 0
+	for ; m != 0; m &= m - 1 {
+		k := bits.TrailingZeros64(m)
+		n := k - pos
+		s, d := unsafe.Add(src, pos), unsafe.Add(dst, w)
+		*(*[2]uint64)(d) = *(*[2]uint64)(s)
+		for j := 16; j < n; j += 8 {
+			*(*uint64)(unsafe.Add(d, j)) = *(*uint64)(unsafe.Add(s, j))
+		}
+		w += n
+		e := escapes[*(*byte)(unsafe.Add(src, k))]
+		*(*uint64)(unsafe.Add(dst, w)) = e
+		w += int(e >> 56)
+		pos = k + 1
+	}
+	s, d := unsafe.Add(src, pos), unsafe.Add(dst, w)
+	for j := 0; j < 64-pos; j += 8 {
+		*(*uint64)(unsafe.Add(d, j)) = *(*uint64)(unsafe.Add(s, j))
+	}
+	return w + 64 - pos
+}
+
+// appendText appends s[i:] as appendString does, run by run, until it
+// reaches end or passes it (a run of text may go on past it), and
+// returns where it stopped.
+func appendText(b []byte, s string, i, end int) ([]byte, int) {
+	start := i
+	for i < end {
 		i = safeRun(s, i)
 		if i >= len(s) {
 			break
@@ -288,6 +365,6 @@ func appendString(b []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	i = min(i, len(s))
+	return append(b, s[start:i]...), i
 }
