@@ -33,10 +33,11 @@ import (
 // [WithBorrowedStrings] says they may be. The strings of 256 bytes or more
 // of a line longer than 64 KiB are that line's memory (unescaped in
 // place), so keeping one keeps the line alive; a string shorter than 128
-// bytes is copied into a slab of 8 KiB that the strings of the lines
-// around it share, so keeping one keeps its slab alive: use strings.Clone
-// for one kept much longer than the rest. Every other string has memory
-// of its own.
+// bytes is copied into a slab (of 512 bytes to 8 KiB) that the strings of
+// the lines around it share, so keeping one keeps its slab alive: use
+// strings.Clone for one kept much longer than the rest. Every other
+// string has memory of its own. A Decoder made with [WithFoldOnly] builds
+// no slab.
 type Decoder struct {
 	r   io.Reader
 	max int
@@ -142,6 +143,7 @@ func newDecoder(r io.Reader, o decoderOptions) *Decoder {
 	d.p.SkipContent = o.noContent
 	d.p.Borrow = o.borrow
 	d.p.Slack = true // a line is a slice of the Decoder's own buffer
+	d.p.Slabs = !o.foldOnly
 	if o.foldOnly {
 		d.p.Lean = true
 		if m, _ := decoderMems.Get().(*decoderMem); m != nil {

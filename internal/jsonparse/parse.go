@@ -51,9 +51,12 @@ type Parser struct {
 	// read (never written, never taken as the line's): the unescape's
 	// 64-byte blocks then reach the end of the line.
 	Slack bool
-	// slab is where short string values are copied, many to an
-	// allocation (see slabMax), when they are not borrowed.
-	slab []byte
+	// Slabs copies short string values, many to an allocation, into
+	// slab (see slabMax), when they are not borrowed: for a reader whose
+	// values are kept together, as a stream's DTOs are, and not one
+	// that keeps a few strings of much it reads.
+	Slabs bool
+	slab  []byte
 	rune [4]byte // an escape decoded only to be checked
 	// Present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.

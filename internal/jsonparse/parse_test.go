@@ -158,9 +158,9 @@ func FuzzUnquoteUTF8(f *testing.F) {
 			return // encoding/json reads space around a value; Str does not
 		}
 		after := []byte(`"\"\\ and more after the string's end, a block's worth and more of it: \u00e9"`)
-		for _, mode := range []struct{ own, borrow, slack bool }{{}, {borrow: true}, {own: true}, {slack: true}, {borrow: true, slack: true}, {own: true, borrow: true}} {
+		for _, mode := range []struct{ own, borrow, slack, slabs bool }{{}, {borrow: true}, {own: true}, {slack: true}, {slabs: true, slack: true}, {borrow: true, slack: true}, {own: true, borrow: true}} {
 			buf := append(bytes.Clone(data), after...)
-			p := &Parser{Data: buf[:len(data)], Own: mode.own, Borrow: mode.borrow, Slack: mode.slack}
+			p := &Parser{Data: buf[:len(data)], Own: mode.own, Borrow: mode.borrow, Slack: mode.slack, Slabs: mode.slabs}
 			p.Scratch = append(p.Scratch, "a value before"...)
 			before := p.Scratch
 			got, err := p.Str()

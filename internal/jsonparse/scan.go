@@ -339,9 +339,10 @@ const bigString = 64 << 10
 // does not keep a long line alive.
 const aliasMin = 256
 
-// slabMax is the length below which a string value is copied into a slab
-// of slabSize bytes shared with the values around it, instead of an
-// allocation of its own.
+// slabMax is the length below which a string value is copied, with
+// Slabs, into a slab shared with the values around it (512 bytes at
+// first, then twice the last, up to slabSize), instead of an allocation of
+// its own.
 const (
 	slabMax  = 128
 	slabSize = 8 << 10
@@ -367,9 +368,11 @@ func (p *Parser) Str() (string, *ParseError) {
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
 	case p.Own && inLine && len(b) >= aliasMin:
 		return unsafe.String(unsafe.SliceData(b), len(b)), nil
-	case len(b) < slabMax && len(b) > 0:
+	case p.Slabs && len(b) < slabMax && len(b) > 0:
 		if cap(p.slab)-len(p.slab) < len(b) {
-			p.slab = make([]byte, 0, slabSize)
+			// From small to slabSize, so that a reader that keeps a
+			// few strings of a short stream keeps little else.
+			p.slab = make([]byte, 0, min(max(2*cap(p.slab), 512), slabSize))
 		}
 		n := len(p.slab)
 		p.slab = append(p.slab, b...)
