@@ -257,7 +257,7 @@ func (d *Decoder) next() ([]byte, error) {
 		keep := min(n-1, maxSpare-len(d.spare))
 		d.spare = append(d.spare, d.rawParts[:keep]...)
 	}
-	d.raw, d.rawParts, d.p.Own, d.p.Edited = nil, nil, false, false
+	d.raw, d.rawParts, d.p.Own, d.p.Write, d.p.Edited = nil, nil, false, false, false
 	for {
 		if i := bytes.IndexByte(d.buf[d.start+d.scanned:d.end], '\n'); i >= 0 {
 			n := d.scanned + i
@@ -307,7 +307,9 @@ func (d *Decoder) take(n, adv int) []byte {
 			}
 		}
 		line = d.leanLine
-		d.p.Own = d.p.Borrow // borrowed strings are unescaped in place: the line is theirs until the next
+		// Strings are unescaped in place, and copied unless borrowed
+		// (the line is theirs until the next).
+		d.p.Own, d.p.Write = d.p.Borrow, true
 		if cap(d.leanLine) > maxLeanLine {
 			d.leanLine = nil // the memory of a longer line is not kept
 		}

@@ -34,6 +34,9 @@ type Parser struct {
 	// are unescaped in place, and the long ones share it (see aliasMin);
 	// Edited records that a value was unescaped.
 	Own, Edited bool
+	// Write tells that data is the parser's to write, not to keep: string
+	// values are unescaped in place, and copied.
+	Write bool
 	// Lean leaves the strings the fold does not read (field.unread) empty,
 	// checked but not built: for Summarize and Validate, whose answers are
 	// the fold's.

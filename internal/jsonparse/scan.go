@@ -352,7 +352,7 @@ const (
 // (see slabMax), a slice of a line the parser owns (see Own), or, with
 // Borrow, the line's or Scratch's.
 func (p *Parser) Str() (string, *ParseError) {
-	b, utf8OK, inLine, err := p.unquote(p.Own)
+	b, utf8OK, inLine, err := p.unquote(p.Own || p.Write)
 	if err != nil {
 		return "", err
 	}
