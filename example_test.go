@@ -65,6 +65,37 @@ func ExampleDecoder() {
 	// assistant_message hello true
 }
 
+// A reader that keeps nothing past the next line (one that counts, or
+// writes each line out) borrows the strings: each is valid until the next
+// Decode, and one kept longer is copied.
+func ExampleWithBorrowedStrings() {
+	const lines = `{"v":1,"type":"tool_called","at":"2026-09-23T12:32:08Z","call_id":"c1","name":"Bash","label":"ls -l","arguments":"{\"command\":\"ls -l\"}"}
+{"v":1,"type":"tool_called","at":"2026-09-23T12:32:09Z","call_id":"c2","name":"Read","label":"read a.go","arguments":"{\"path\":\"a.go\"}"}
+{"v":1,"type":"tool_called","at":"2026-09-23T12:32:10Z","call_id":"c3","name":"Bash","label":"go test","arguments":"{\"command\":\"go test\"}"}
+`
+	dec := stream.NewDecoder(strings.NewReader(lines), stream.WithBorrowedStrings())
+	calls := map[string]*int{}
+	var first string
+	for dto, err := range dec.All() {
+		if c, ok := dto.(stream.ToolCalledDTO); ok && err == nil {
+			// A lookup keeps nothing; a map's assignment keeps the key
+			// it is given, even for a key it has: a copy, once.
+			n, seen := calls[c.Name]
+			if !seen {
+				n = new(int)
+				calls[strings.Clone(c.Name)] = n
+			}
+			*n++
+			if first == "" {
+				first = strings.Clone(c.Arguments) // kept past the next Decode: copied
+			}
+		}
+	}
+	fmt.Println(*calls["Bash"], *calls["Read"], first)
+	// Output:
+	// 2 1 {"command":"ls -l"}
+}
+
 func ExampleSummarize() {
 	f, err := os.Open("testdata/run.jsonl")
 	if err != nil {

@@ -97,7 +97,9 @@ func WithoutContent() DecoderOption { return func(o *decoderOptions) { o.noConte
 // Decode, which may write over its memory; a string without escapes is a
 // slice of the Decoder's buffer, one with escapes is unescaped into memory
 // the Decoder reuses for the next line. A reader that keeps a string
-// longer copies it (strings.Clone). For a reader that keeps no text (one
+// longer copies it (strings.Clone), a map's key included: an assignment
+// to a map keeps the key it is given, even for a key the map has, while a
+// lookup keeps nothing. For a reader that keeps no text (one
 // that counts, folds or writes each line out before the next), it spares
 // a copy and an allocation per string. The values are the same as
 // without the option; an UnknownDTO's Raw is still its own.
