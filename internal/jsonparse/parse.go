@@ -60,7 +60,7 @@ type Parser struct {
 	// that keeps a few strings of much it reads.
 	Slabs bool
 	slab  []byte
-	rune [4]byte // an escape decoded only to be checked
+	rune  [4]byte // an escape decoded only to be checked
 	// Present has, for each codec, a bit per field the line has: what
 	// Validate checks required fields with, from the same parse.
 	Present [maxCodecs]uint64
