@@ -249,18 +249,18 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 		// 16 bytes behind its source, so that no store reaches a byte not
 		// yet read.
 		for blockMasks && (!inPlace || i-o >= 16) && i+80 <= len(room) {
-			m := stringMask(room[i:])
+			m, high := stringMaskHigh(room[i:])
 			if i+64 > len(data) { // the line ends in the block: a stop there
 				m = m&(1<<(len(data)-i)-1) | 1<<(len(data)-i)
 			}
 			// UTF-8 is checked on the raw bytes (an escape is ASCII there,
 			// and writes whole sequences, so the value is valid exactly
-			// when they are), read before an in-place store reaches them.
+			// when they are), read before an in-place store reaches them:
+			// for a block with a byte of 0x80 or more, or after one.
 			var raw [8]uint64
-			check := u.carry != 0
-			for j := range raw {
-				raw[j] = binary.LittleEndian.Uint64(room[i+8*j:])
-				check = check || raw[j]&msb != 0
+			check := high || u.carry != 0
+			if check {
+				raw = *(*[8]uint64)(unsafe.Pointer(&room[i]))
 			}
 			last := min(63, len(data)-1-i) // an escape from here on is cut
 			pos, w := unescapeBlock(unsafe.Pointer(&out[o]), unsafe.Pointer(&room[i]), m, last)

@@ -55,6 +55,24 @@ func stringMask(b []byte) uint64 {
 	return maskSSE2(&b[0])
 }
 
+// stringMaskHigh is stringMask, and reports a byte of 0x80 or more among
+// the 64.
+func stringMaskHigh(b []byte) (uint64, bool) {
+	_ = b[63]
+	if useAVX2 {
+		m, high := maskHighAVX2(&b[0])
+		return m, high != 0
+	}
+	m, high := maskHighSSE2(&b[0])
+	return m, high != 0
+}
+
+//go:noescape
+func maskHighAVX2(b *byte) (mask, high uint64)
+
+//go:noescape
+func maskHighSSE2(b *byte) (mask, high uint64)
+
 //go:noescape
 func maskAVX2(b *byte) uint64
 

@@ -184,3 +184,81 @@ block:
 	JB block
 	MOVQ AX, ret+8(FP)
 	RET
+
+// func maskHighAVX2(b *byte) (mask, high uint64)
+// maskAVX2, and in high a bit for each of the 32 byte positions at which
+// either half of the 64 bytes has a byte of 0x80 or more: zero when all
+// 64 are ASCII.
+TEXT ·maskHighAVX2(SB), NOSPLIT, $0-24
+	MOVQ b+0(FP), SI
+	MOVQ $0x22, R8
+	MOVQ R8, X1
+	VPBROADCASTB X1, Y1
+	MOVQ $0x5c, R8
+	MOVQ R8, X3
+	VPBROADCASTB X3, Y3
+	MOVQ $0x1f, R8
+	MOVQ R8, X5
+	VPBROADCASTB X5, Y5
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y8
+	VPOR Y0, Y8, Y15
+	VPMOVMSKB Y15, CX
+	VPCMPEQB Y0, Y1, Y2
+	VPCMPEQB Y0, Y3, Y4
+	VPMAXUB Y0, Y5, Y6
+	VPCMPEQB Y6, Y5, Y6
+	VPOR Y2, Y4, Y2
+	VPOR Y2, Y6, Y2
+	VPCMPEQB Y8, Y1, Y10
+	VPCMPEQB Y8, Y3, Y12
+	VPMAXUB Y8, Y5, Y14
+	VPCMPEQB Y14, Y5, Y14
+	VPOR Y10, Y12, Y10
+	VPOR Y10, Y14, Y10
+	VPMOVMSKB Y2, AX
+	VPMOVMSKB Y10, DX
+	SHLQ $32, DX
+	ORQ DX, AX
+	VZEROUPPER
+	MOVQ AX, mask+8(FP)
+	MOVQ CX, high+16(FP)
+	RET
+
+// func maskHighSSE2(b *byte) (mask, high uint64)
+// maskHighAVX2 with four 16-byte blocks.
+TEXT ·maskHighSSE2(SB), NOSPLIT, $0-24
+	MOVQ b+0(FP), SI
+	MOVQ $0x2222222222222222, R8
+	MOVQ R8, X1
+	PUNPCKLQDQ X1, X1
+	MOVQ $0x5c5c5c5c5c5c5c5c, R8
+	MOVQ R8, X3
+	PUNPCKLQDQ X3, X3
+	MOVQ $0x1f1f1f1f1f1f1f1f, R8
+	MOVQ R8, X5
+	PUNPCKLQDQ X5, X5
+	PXOR X9, X9
+	XORQ AX, AX
+	XORQ CX, CX
+block:
+	MOVOU (SI)(CX*1), X0
+	POR X0, X9
+	MOVO X0, X2
+	PCMPEQB X1, X2
+	MOVO X0, X4
+	PCMPEQB X3, X4
+	PMAXUB X5, X0
+	PCMPEQB X5, X0
+	POR X4, X2
+	POR X0, X2
+	PMOVMSKB X2, DX
+	SHLQ CX, DX
+	ORQ DX, AX
+	ADDQ $16, CX
+	CMPQ CX, $64
+	JB block
+	PMOVMSKB X9, CX
+	MOVQ AX, mask+8(FP)
+	MOVQ CX, high+16(FP)
+	RET

@@ -3,6 +3,7 @@
 package jsonparse
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,4 +45,24 @@ func TestMaskSSE2(t *testing.T) {
 	for off := 0; off+64 <= len(b); off++ {
 		require.Equal(t, stringMaskBytes(b[off:]), maskSSE2(&b[off]), "at %d", off)
 	}
+}
+
+// Both amd64 masks with the high bytes, held to the byte masks.
+func FuzzMaskHighAMD64(f *testing.F) {
+	f.Add([]byte("0123456789abcdef\"0123456789abcdef\\0123456789abcdef\x1f0123456789abcdef0123456789é\x7f\x80"))
+	f.Add([]byte("plain ascii text, plain ascii text, plain ascii text, plain ascii text"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for off := 0; off+64 <= len(b) && off < 40; off++ {
+			want, wantHigh := stringMaskBytes(b[off:]), bytes.ContainsFunc(b[off:off+64], func(r rune) bool { return r >= 0x80 })
+			paths := map[string]func(*byte) (uint64, uint64){"SSE2": maskHighSSE2}
+			if useAVX2 {
+				paths["AVX2"] = maskHighAVX2
+			}
+			for name, mask := range paths {
+				m, high := mask(&b[off])
+				require.Equal(t, want, m, "%s at %d of %q", name, off, b)
+				require.Equal(t, wantHigh, high != 0, "%s at %d of %q", name, off, b)
+			}
+		}
+	})
 }

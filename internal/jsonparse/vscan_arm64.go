@@ -24,6 +24,17 @@ func indexVector(b []byte, high bool) int {
 // 64 or more) that a JSON string may not hold as it is: bit i for b[i].
 func stringMask(b []byte) uint64 { return maskNEON(&b[0]) }
 
+// stringMaskHigh is stringMask, and reports a byte of 0x80 or more among
+// the 64.
+func stringMaskHigh(b []byte) (uint64, bool) {
+	_ = b[63]
+	m, high := maskHighNEON(&b[0])
+	return m, high&msb != 0
+}
+
+//go:noescape
+func maskHighNEON(b *byte) (mask, high uint64)
+
 //go:noescape
 func maskNEON(b *byte) uint64
 

@@ -15,3 +15,13 @@ const vectorName = "none (Go, a word at a time)"
 // stringMask returns a bit for each of the 64 bytes at b[0] (len(b) is
 // 64 or more) that a JSON string may not hold as it is: bit i for b[i].
 func stringMask(b []byte) uint64 { return stringMaskBytes(b) }
+
+// stringMaskHigh is stringMask, and reports a byte of 0x80 or more among
+// the 64.
+func stringMaskHigh(b []byte) (uint64, bool) {
+	high := false
+	for _, c := range b[:64] {
+		high = high || c >= 0x80
+	}
+	return stringMaskBytes(b), high
+}

@@ -2,6 +2,7 @@ package jsonparse
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -72,6 +73,9 @@ func FuzzMask(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for off := 0; off+64 <= len(b) && off < 40; off++ {
 			require.Equal(t, stringMaskBytes(b[off:]), stringMask(b[off:]), "at %d of %q", off, b)
+			m, high := stringMaskHigh(b[off:])
+			require.Equal(t, stringMaskBytes(b[off:]), m, "at %d of %q", off, b)
+			require.Equal(t, slices.ContainsFunc(b[off:off+64], func(c byte) bool { return c >= 0x80 }), high, "at %d of %q", off, b)
 		}
 	})
 }
@@ -89,6 +93,9 @@ func TestMaskRandom(t *testing.T) {
 		}
 		off := r.IntN(100)
 		require.Equal(t, stringMaskBytes(b[off:]), stringMask(b[off:]))
+		m, high := stringMaskHigh(b[off:])
+		require.Equal(t, stringMaskBytes(b[off:]), m)
+		require.Equal(t, slices.ContainsFunc(b[off:off+64], func(c byte) bool { return c >= 0x80 }), high)
 	}
 }
 
