@@ -3,6 +3,7 @@ package jsonparse
 import (
 	"bytes"
 	"encoding/json"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -178,4 +179,151 @@ func FuzzUnquoteUTF8(f *testing.F) {
 			}
 		}
 	})
+}
+
+// escapedBytes is the byte-by-byte rule: a backslash not itself escaped
+// escapes the byte after it, across blocks.
+func TestEscapedBytes(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	for range 20000 {
+		var bs, carry uint64
+		run := rnd.IntN(8) // how often a backslash comes
+		for j := range 64 {
+			if rnd.IntN(8) <= run {
+				bs |= 1 << j
+			}
+		}
+		carry = uint64(rnd.IntN(2))
+		var want uint64
+		esc := carry == 1
+		for j := range 64 {
+			switch {
+			case esc:
+				want |= 1 << j
+				esc = false
+			case bs>>j&1 == 1:
+				esc = true
+			}
+		}
+		got, next := escapedBytes(bs, carry)
+		require.Equal(t, want, got, "backslashes %064b, carry %d", bs, carry)
+		require.Equal(t, esc, next == 1, "the carry out of %064b, carry %d", bs, carry)
+	}
+}
+
+// SkipStringValid, 64 bytes a step, skips what skipStringChecked skips, to the
+// same end, and nothing else, whatever the escapes and where blocks cut
+// them.
+func FuzzSkipString(f *testing.F) {
+	f.Add([]byte(`"a run of escapes \\\\\\\" and \\\" then a quote, long enough for a block or two of sixty-four bytes: \u00e9 \n" and more`))
+	f.Add([]byte(`"` + strings.Repeat(`\\`, 40) + `\" x"`))
+	f.Add([]byte(`"` + strings.Repeat(`ab\`, 30) + "\x01" + `"`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) == 0 || data[0] != '"' {
+			data = append([]byte{'"'}, data...)
+		}
+		p := &Parser{Data: data}
+		err := p.skipStringChecked()
+		end, ok := SkipStringValid(data, 0)
+		require.Equal(t, err == nil, ok, "%q: skipString says %v", data, err)
+		if ok {
+			require.Equal(t, p.Pos, end, "%q: where the string ends", data)
+		}
+	})
+}
+
+func TestSkipStringRandom(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{`\\`, `\"`, `\n`, `\u00e9`, `\u12`, `\x`, "\x01", `"`, `\`, "é", "abcdefgh", "0123456789abcdef"}
+	for range 20000 {
+		var b strings.Builder
+		b.WriteByte('"')
+		for b.Len() < 40+rnd.IntN(200) {
+			if rnd.IntN(3) == 0 {
+				b.WriteString(pieces[rnd.IntN(len(pieces))])
+			} else {
+				b.WriteByte('a' + byte(rnd.IntN(26)))
+			}
+		}
+		data := []byte(b.String())
+		p := &Parser{Data: data}
+		err := p.skipStringChecked()
+		end, ok := SkipStringValid(data, 0)
+		require.Equal(t, err == nil, ok, "%q: skipString says %v", data, err)
+		if ok {
+			require.Equal(t, p.Pos, end, "%q", data)
+		}
+	}
+}
+
+// BenchmarkSkipString: a string shaped like the corpus's texts (code and
+// JSON inside JSON, a backslash every 16 bytes or so, runs of them), 40 KB,
+// skipped 64 bytes a step from its backslashes (SkipStringValid), stop by
+// stop from the same vector mask (skipStringStops, SkipStringValid before
+// 2026-12-06), and stop by stop in Go (skipStringChecked).
+func BenchmarkSkipString(b *testing.B) {
+	var s strings.Builder
+	s.WriteByte('"')
+	words := []string{`func (d *Decoder) Decode() (any, error) {`, `\n\t`, `return nil, fmt.Errorf(\"stream: %w\", err)`, `\\\"`, ` {\"path\":\"a.go\"} `, `x := y`, `\\n`}
+	for r := rand.New(rand.NewPCG(1, 2)); s.Len() < 40<<10; {
+		s.WriteString(words[r.IntN(len(words))])
+	}
+	s.WriteByte('"')
+	data := []byte(s.String())
+	b.Run("blocks", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, ok := SkipStringValid(data, 0); !ok {
+				b.Fatal("not valid")
+			}
+		}
+	})
+	b.Run("stops from the mask", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, ok := skipStringStops(data, 0); !ok {
+				b.Fatal("not valid")
+			}
+		}
+	})
+	b.Run("stops", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		p := &Parser{Data: data}
+		for b.Loop() {
+			p.Pos = 0
+			if err := p.skipStringChecked(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// skipStringStops is SkipStringValid as it was before the escaped bytes
+// were found from the backslashes: each stop the vector mask flags
+// handled in turn. BenchmarkSkipString measures beside it.
+func skipStringStops(data []byte, i int) (int, bool) {
+	i++
+	for len(data)-i >= 64 {
+		base := i
+		for m := stringMask(data[base:]); m != 0; m &= m - 1 {
+			j := base + bits.TrailingZeros64(m)
+			if j < i {
+				continue // a byte of the escape before
+			}
+			next, ok, end := stringStop(data, j)
+			if !ok || end {
+				return next, ok
+			}
+			i = next
+		}
+		i = max(i, base+64)
+	}
+	for {
+		i += scanWords(data[i:], 0)
+		next, ok, end := stringStop(data, i)
+		if !ok || end {
+			return next, ok
+		}
+		i = next
+	}
 }

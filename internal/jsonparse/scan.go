@@ -541,8 +541,19 @@ func utf16Decode(r1, r2 rune) rune {
 	return utf8.RuneError
 }
 
-// skipString consumes a string, checking its escapes.
+// skipString consumes a string, checking its escapes: SkipStringValid's
+// blocks for a valid one, and a string it refuses read again to say what
+// is wrong and where.
 func (p *Parser) skipString() *ParseError {
+	if end, ok := SkipStringValid(p.Data, p.Pos); ok {
+		p.Pos = end
+		return nil
+	}
+	return p.skipStringChecked()
+}
+
+// skipStringChecked is skipString stop by stop, in Go.
+func (p *Parser) skipStringChecked() *ParseError {
 	data := p.Data
 	i := p.Pos + 1
 	var u utf8Words

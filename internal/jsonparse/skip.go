@@ -139,25 +139,42 @@ func skipKey(data []byte, i int) (int, bool) {
 // SkipStringValid skips the string at data[i] (its quote) when it is
 // valid: no control character, every escape one JSON has. Its UTF-8 is
 // not checked: invalid UTF-8 in a string is replaced, never an error. A
-// long string is read 64 bytes a step: the vector code flags its stops
-// (stringMask), and each flag is handled in turn, however many escapes
-// the block has.
+// long string is read 64 bytes a step where the vector code is: from the
+// block's backslashes, the bytes they escape (escapedBytes), so that the
+// string's end is the first quote or control byte not escaped, and only
+// the escaped bytes before it are looked at, one by one.
 func SkipStringValid(data []byte, i int) (int, bool) {
 	i++
-	for len(data)-i >= 64 {
-		base := i
-		for m := stringMask(data[base:]); m != 0; m &= m - 1 {
-			j := base + bits.TrailingZeros64(m)
-			if j < i {
-				continue // a byte of the escape before
+	if blockMasks {
+		var carry uint64 // 1 when a block's first byte is escaped
+		for len(data)-i >= 64 {
+			m, bs := stringMaskSplit(data[i:])
+			escaped := carry
+			if bs|carry != 0 {
+				escaped, carry = escapedBytes(bs, carry)
 			}
-			next, ok, end := stringStop(data, j)
-			if !ok || end {
-				return next, ok
+			stops := m &^ bs &^ escaped // quotes and controls, not escaped
+			in := stops&-stops - 1      // the string's bytes in the block (all, without a stop)
+			for e := escaped & in; e != 0; e &= e - 1 {
+				k := i + bits.TrailingZeros64(e)
+				if simpleEscape[data[k]] == 0 {
+					if _, ok := hex4(data, k+1); data[k] != 'u' || !ok {
+						return k - 1, false
+					}
+				}
 			}
-			i = next
+			if stops != 0 {
+				k := i + bits.TrailingZeros64(stops)
+				if data[k] == '"' {
+					return k + 1, true
+				}
+				return k, false // a control byte
+			}
+			i += 64
 		}
-		i = max(i, base+64)
+		if carry != 0 {
+			i-- // back to the backslash that escapes the next byte
+		}
 	}
 	for {
 		i += scanWords(data[i:], 0)
@@ -167,6 +184,23 @@ func SkipStringValid(data []byte, i int) (int, bool) {
 		}
 		i = next
 	}
+}
+
+// oddBits has the odd bits of a word set.
+const oddBits = 0xaaaaaaaaaaaaaaaa
+
+// escapedBytes returns the bytes of a block that a backslash escapes,
+// given its backslashes bs and carry (1 when its first byte is escaped by
+// the block before), and the carry for the next block: in each run of
+// backslashes, every other one escapes the byte after it, from the run's
+// first. It is simdjson's arithmetic: the runs that start on an even bit
+// and on an odd one told apart by a subtraction, whose borrows run the
+// length of each run.
+func escapedBytes(bs, carry uint64) (escaped, next uint64) {
+	potential := bs &^ carry // a backslash that is escaped escapes nothing
+	code := (((potential << 1) | oddBits) - potential) ^ oddBits
+	escaped = code ^ (bs | carry)
+	return escaped, (code & bs) >> 63
 }
 
 // stringStop handles the byte at data[j] where a scan of a string

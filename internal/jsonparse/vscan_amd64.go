@@ -67,6 +67,21 @@ func stringMaskHigh(b []byte) (uint64, bool) {
 	return m, high != 0
 }
 
+// stringMaskSplit is stringMask, and a bit for each backslash of the 64.
+func stringMaskSplit(b []byte) (mask, backslash uint64) {
+	_ = b[63]
+	if useAVX2 {
+		return maskSplitAVX2(&b[0])
+	}
+	return maskSplitSSE2(&b[0])
+}
+
+//go:noescape
+func maskSplitAVX2(b *byte) (mask, backslash uint64)
+
+//go:noescape
+func maskSplitSSE2(b *byte) (mask, backslash uint64)
+
 //go:noescape
 func maskHighAVX2(b *byte) (mask, high uint64)
 

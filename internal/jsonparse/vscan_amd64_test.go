@@ -63,6 +63,15 @@ func FuzzMaskHighAMD64(f *testing.F) {
 				require.Equal(t, want, m, "%s at %d of %q", name, off, b)
 				require.Equal(t, wantHigh, high != 0, "%s at %d of %q", name, off, b)
 			}
+			split := map[string]func(*byte) (uint64, uint64){"SSE2": maskSplitSSE2}
+			if useAVX2 {
+				split["AVX2"] = maskSplitAVX2
+			}
+			for name, mask := range split {
+				m, bs := mask(&b[off])
+				require.Equal(t, want, m, "%s at %d of %q", name, off, b)
+				require.Equal(t, backslashBytes(b[off:]), bs, "%s at %d of %q", name, off, b)
+			}
 		}
 	})
 }

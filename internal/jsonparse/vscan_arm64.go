@@ -32,6 +32,15 @@ func stringMaskHigh(b []byte) (uint64, bool) {
 	return m, high&msb != 0
 }
 
+// stringMaskSplit is stringMask, and a bit for each backslash of the 64.
+func stringMaskSplit(b []byte) (mask, backslash uint64) {
+	_ = b[63]
+	return maskSplitNEON(&b[0])
+}
+
+//go:noescape
+func maskSplitNEON(b *byte) (mask, backslash uint64)
+
 //go:noescape
 func maskHighNEON(b *byte) (mask, high uint64)
 

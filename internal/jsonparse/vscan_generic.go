@@ -25,3 +25,13 @@ func stringMaskHigh(b []byte) (uint64, bool) {
 	}
 	return stringMaskBytes(b), high
 }
+
+// stringMaskSplit is stringMask, and a bit for each backslash of the 64.
+func stringMaskSplit(b []byte) (mask, backslash uint64) {
+	for i, c := range b[:64] {
+		if c == '\\' {
+			backslash |= 1 << i
+		}
+	}
+	return stringMaskBytes(b), backslash
+}

@@ -76,6 +76,9 @@ func FuzzMask(f *testing.F) {
 			m, high := stringMaskHigh(b[off:])
 			require.Equal(t, stringMaskBytes(b[off:]), m, "at %d of %q", off, b)
 			require.Equal(t, slices.ContainsFunc(b[off:off+64], func(c byte) bool { return c >= 0x80 }), high, "at %d of %q", off, b)
+			m, bs := stringMaskSplit(b[off:])
+			require.Equal(t, stringMaskBytes(b[off:]), m, "at %d of %q", off, b)
+			require.Equal(t, backslashBytes(b[off:]), bs, "at %d of %q", off, b)
 		}
 	})
 }
@@ -96,6 +99,9 @@ func TestMaskRandom(t *testing.T) {
 		m, high := stringMaskHigh(b[off:])
 		require.Equal(t, stringMaskBytes(b[off:]), m)
 		require.Equal(t, slices.ContainsFunc(b[off:off+64], func(c byte) bool { return c >= 0x80 }), high)
+		m, bs := stringMaskSplit(b[off:])
+		require.Equal(t, stringMaskBytes(b[off:]), m)
+		require.Equal(t, backslashBytes(b[off:]), bs)
 	}
 }
 
@@ -153,4 +159,15 @@ func TestSkipStringValid(t *testing.T) {
 		gotI, gotOK := SkipStringValid(b, 0)
 		require.Equal(t, [2]any{wantI, wantOK}, [2]any{gotI, gotOK}, "%q", b)
 	}
+}
+
+// backslashBytes is a bit for each backslash of the 64 bytes at b[0].
+func backslashBytes(b []byte) uint64 {
+	var m uint64
+	for i, c := range b[:64] {
+		if c == '\\' {
+			m |= 1 << i
+		}
+	}
+	return m
 }
