@@ -103,6 +103,7 @@ type decoderMem struct {
 // done (if the stream was not read to its end).
 func leanDecoder(r io.Reader, o decoderOptions) *Decoder {
 	o.foldOnly = true
+	o.borrow = true // nothing but the fold reads the DTOs, and it keeps copies
 	return newDecoder(r, o)
 }
 

@@ -925,3 +925,57 @@ func TestBorrowedStringsChangeOnTheNextDecode(t *testing.T) {
 		}
 	}
 }
+
+// A Fold fed borrowed strings (WithBorrowedStrings, read a byte at a time,
+// so that every read writes over the line before) answers as one fed
+// strings of their own: it keeps copies of what it keeps.
+func TestFoldKeepsCopiesOfBorrowedStrings(t *testing.T) {
+	streams := conformance(t)
+	for _, name := range []string{"every-event.jsonl", "run.jsonl"} {
+		streams[name] = mustRead(t, filepath.Join("testdata", name))
+	}
+	streams["realistic"] = write(t, realisticRun())
+	streams["notices and failures"] = []byte(`{"v":1,"type":"run_started","at":"2026-09-23T12:00:00Z","run_id":"r\u0031","session_id":"s","provider":"p","model":"m\u00e9","effort":"e","workspace":"/w"}
+{"v":1,"type":"preflight_warning","at":"2026-09-23T12:00:00Z","code":"c\u0031","message":"warned\ttwice"}
+{"v":1,"type":"preflight_warning","at":"2026-09-23T12:00:00Z","code":"c\u0031","message":"warned\ttwice"}
+{"v":1,"type":"turn_started","at":"2026-09-23T12:00:01Z","turn":1,"turn_id":"t\u00311"}
+{"v":1,"type":"tool_called","at":"2026-09-23T12:00:02Z","call_id":"c\u0031","name":"B\u0061sh","label":"l\tl","arguments":"{\"a\":1}"}
+{"v":1,"type":"tool_started","at":"2026-09-23T12:00:02Z","call_id":"c\u0031","op_id":"o\u0031","name":"B\u0061sh","label":"l\tl","op_type":"s\u0068ell","out_path":"/o\tut","err_path":"/e\trr"}
+{"v":1,"type":"model_responded","at":"2026-09-23T12:00:03Z","turn":1,"turn_id":"t\u00311","duration_ms":5,"stop":"l\u0065ngth","failure":"f\tail","usage":{"input":1,"output":2}}
+{"v":1,"type":"runner_error","at":"2026-09-23T12:00:04Z","message":"err\tor"}
+{"v":1,"type":"tool_finished","at":"2026-09-23T12:00:05Z","call_id":"c\u0031","op_id":"o\u0031","name":"B\u0061sh","label":"l\tl","ok":false,"detail":"d\tetail","duration_ms":3,"op_type":"s\u0068ell"}
+{"v":1,"type":"assistant_message","at":"2026-09-23T12:00:06Z","id":"a","text":"the \"answer\"","final":true}
+{"v":1,"type":"run_finished","at":"2026-09-23T12:00:07Z","summary":{"v":1,"status":"f\u0061iled","run_id":"r\u0031","session_id":"s","provider":"p","model":"m\u00e9","effort":"e","workspace":"/w","started_at":"2026-09-23T12:00:00Z","wall_ms":7000,"stats":{"tools_by_name":{"Bash":1},"failures":["f\tail"],"errors":["err\tor"],"warnings":["warned\ttwice"],"tokens":{}},"answer":"the \"answer\""}}
+{"v":1,"type":"runner_error","at":"2026-09-23T12:00:08Z","message":"a line after the end, to write over the one before it: xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\t"}
+`)
+	streams["an open turn"] = []byte(`{"v":1,"type":"run_started","at":"2026-09-23T12:00:00Z","run_id":"r\u0031","session_id":"s\u0031","provider":"p\u0031","model":"m\u00e9","effort":"e\u0031","workspace":"/w\u0031"}
+{"v":1,"type":"turn_started","at":"2026-09-23T12:00:01Z","turn":1,"turn_id":"t\u00311"}
+{"v":1,"type":"user_message","at":"2026-09-23T12:00:02Z","id":"u","text":"a line to write over the ones before it: yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\t"}
+`)
+	type answers struct {
+		Recomputed Recomputed
+		Notices    []Notice
+		Calls      []ToolCall
+		Tools      []ToolInterval
+		Turns      []TurnInterval
+		Answer     string
+		Started    *RunStartedDTO
+	}
+	fold := func(dec *Decoder) answers {
+		var f Fold
+		f.KeepArguments()
+		for dto, err := range dec.All() {
+			f.Add(dto, err)
+		}
+		return answers{f.Recomputed(), f.Notices(), f.Calls(), f.Tools(), f.Turns(), f.Answer(), f.Started()}
+	}
+	for name, b := range streams {
+		t.Run(name, func(t *testing.T) {
+			want := fold(NewDecoder(bytes.NewReader(b)))
+			got := fold(NewDecoder(iotest.OneByteReader(bytes.NewReader(b)), WithBorrowedStrings()))
+			if d := cmpDiff(want, got); d != "" {
+				t.Fatalf("borrowed (-own +borrowed):\n%s", d)
+			}
+		})
+	}
+}

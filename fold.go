@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/uagentkit/stream/internal/intern"
@@ -157,6 +158,8 @@ type Fold struct {
 
 	check *validator  // with Check: the rules, checked as the lines come
 	final *SummaryDTO // the summary, once run_finished came
+
+	kept intern.Set // the short strings kept past their line (see keep)
 }
 
 // opText is what KeepText keeps of an operation: what its first start
@@ -354,13 +357,15 @@ func (f *Fold) Add(dto any, err error) Change {
 	switch d := dto.(type) {
 	case RunStartedDTO:
 		if f.started == nil {
+			d.RunID, d.SessionID, d.Provider = f.keep(d.RunID), f.keep(d.SessionID), f.keep(d.Provider)
+			d.Model, d.Effort, d.Workspace = f.keep(d.Model), f.keep(d.Effort), f.keep(d.Workspace)
 			f.started = &d
 		}
 		f.onlyStart = f.decoded == 1 && !f.blocked
 	case PreflightWarningDTO:
 	case RunFinishedDTO:
 		f.onlyStart = false
-		f.recorded, f.absent, f.within = &d.Summary, d.absent, d.within
+		f.recorded, f.absent, f.within = f.keepSummary(d.Summary), d.absent, d.within
 		f.firstTime(d.At)
 		f.closeAt = f.instant(d.At)
 		if f.within > 0 {
@@ -454,7 +459,7 @@ func (f *Fold) event(e Event) {
 		if f.turnOpen {
 			ch.TurnStep = StepRestarted
 		}
-		f.turnOpen, f.open, f.openID = true, turnRec{start: at, turn: e.Turn}, e.TurnID
+		f.turnOpen, f.open, f.openID = true, turnRec{start: at, turn: e.Turn}, f.keep(e.TurnID)
 	case ModelResponded:
 		at := f.instant(e.At)
 		f.observe(at)
@@ -467,17 +472,17 @@ func (f *Fold) event(e Event) {
 			f.model = append(f.model, iv)
 			f.turnOpen = false
 			if f.keepText {
-				f.turnFailures = append(f.turnFailures, e.Failure)
+				f.turnFailures = append(f.turnFailures, f.keep(e.Failure))
 			}
 		}
 		if e.Stop != "" && e.Stop != StopComplete {
 			if f.stopReasons == nil {
 				f.stopReasons = map[string]int{}
 			}
-			f.stopReasons[e.Stop]++
+			f.stopReasons[f.keep(e.Stop)]++
 		}
 		if e.Failure != "" {
-			f.failures = append(f.failures, e.Failure)
+			f.failures = append(f.failures, f.keep(e.Failure))
 		}
 	case ToolCalled:
 		at := f.instant(e.At)
@@ -486,7 +491,7 @@ func (f *Fold) event(e Event) {
 		if f.keepText {
 			t := f.keepCall(call, e.Label, e.At)
 			if f.keepArgs && !t.called {
-				t.args, t.called = e.Arguments, true
+				t.args, t.called = f.keep(e.Arguments), true
 			}
 		}
 	case ToolStarted:
@@ -507,7 +512,7 @@ func (f *Fold) event(e Event) {
 		if f.opLines == nil {
 			f.opLines = map[int]opLine{}
 		}
-		f.opLines[i] = opLine{label: e.Label, opType: e.OpType, outPath: e.OutPath, errPath: e.ErrPath}
+		f.opLines[i] = opLine{label: f.keep(e.Label), opType: f.keep(e.OpType), outPath: f.keep(e.OutPath), errPath: f.keep(e.ErrPath)}
 		if f.keepText {
 			f.opTexts = append(f.opTexts, opText{opLine: f.opLines[i]})
 		}
@@ -519,7 +524,7 @@ func (f *Fold) event(e Event) {
 		if f.keepText {
 			t := f.keepCall(call, e.Label, e.At)
 			if c.flags&callFinished == 0 {
-				t.detail, t.finishedAt = e.Detail, e.At
+				t.detail, t.finishedAt = f.keep(e.Detail), e.At
 			}
 		}
 		if !e.OK && c.flags&callFailed == 0 {
@@ -544,14 +549,14 @@ func (f *Fold) event(e Event) {
 			delete(f.opLines, i)
 			if f.keepText {
 				t := &f.opTexts[i]
-				t.detail, t.outPath, t.errPath = e.Detail, cmp.Or(e.OutPath, t.outPath), cmp.Or(e.ErrPath, t.errPath)
+				t.detail, t.outPath, t.errPath = f.keep(e.Detail), cmp.Or(f.keep(e.OutPath), t.outPath), cmp.Or(f.keep(e.ErrPath), t.errPath)
 			}
 		}
 	case AssistantMessage:
 		f.observe(f.instant(e.At))
-		f.lastText = e.Text
+		f.lastText = f.keep(e.Text)
 		if e.Final {
-			f.finalText = e.Text
+			f.finalText = f.lastText
 		}
 	case UserMessage:
 		f.observe(f.instant(e.At))
@@ -561,10 +566,10 @@ func (f *Fold) event(e Event) {
 	case ControlInput:
 		f.observe(f.instant(e.At))
 	case PreflightWarning:
-		f.warnings = append(f.warnings, e.Message)
+		f.warnings = append(f.warnings, f.keep(e.Message))
 		f.notice(TypePreflightWarning, e.Code, e.Message, e.At)
 	case RunnerError:
-		f.errors = append(f.errors, e.Message)
+		f.errors = append(f.errors, f.keep(e.Message))
 		f.notice(TypeRunnerError, "", e.Message, e.At)
 	}
 }
@@ -573,7 +578,7 @@ func (f *Fold) event(e Event) {
 // registered it.
 func (f *Fold) keepCall(call int, label string, at time.Time) *callText {
 	if call == len(f.callTexts) {
-		f.callTexts = append(f.callTexts, callText{label: label, at: at})
+		f.callTexts = append(f.callTexts, callText{label: f.keep(label), at: at})
 	}
 	return &f.callTexts[call]
 }
@@ -614,7 +619,7 @@ func (f *Fold) notice(typ, code, message string, at time.Time) {
 		}
 		i = len(f.notices)
 		f.noticeIdx[key] = i
-		f.notices = append(f.notices, Notice{Type: typ, Code: code, Message: message, At: at})
+		f.notices = append(f.notices, Notice{Type: typ, Code: f.keep(code), Message: f.keep(message), At: at})
 	}
 	f.notices[i].Count++
 	f.change.NoticeStep, f.change.NoticeIndex = StepOpened, i
@@ -762,3 +767,38 @@ func (f *Fold) Finished() bool { return f.recorded != nil }
 
 // Started returns the first run_started line, or nil before one came.
 func (f *Fold) Started() *RunStartedDTO { return f.started }
+
+// keepShort is the length up to which keep interns a string.
+const keepShort = 64
+
+// keep returns s with memory of its own, for a string the fold keeps past
+// the line it came in: a DTO's strings may be borrowed
+// ([WithBorrowedStrings]), valid only until the next line is read. A short
+// one (a stop reason, a turn_id, a message said again) is interned, so
+// that it is copied once however many lines repeat it.
+func (f *Fold) keep(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) > keepShort:
+		return strings.Clone(s)
+	}
+	i, _ := f.kept.Index(s)
+	return f.kept.Key(i)
+}
+
+// keepSummary returns a copy of a recorded summary whose strings are the
+// fold's own (see keep); its maps' keys are always the Decoder's copies.
+func (f *Fold) keepSummary(s SummaryDTO) *SummaryDTO {
+	s.Status, s.RunID, s.SessionID, s.Provider = f.keep(s.Status), f.keep(s.RunID), f.keep(s.SessionID), f.keep(s.Provider)
+	s.Model, s.Effort, s.Workspace, s.Answer = f.keep(s.Model), f.keep(s.Effort), f.keep(s.Workspace), f.keep(s.Answer)
+	for _, list := range []*[]string{&s.Stats.Failures, &s.Stats.Errors, &s.Stats.Warnings} {
+		if *list != nil {
+			*list = slices.Clone(*list)
+			for i, x := range *list {
+				(*list)[i] = f.keep(x)
+			}
+		}
+	}
+	return &s
+}
