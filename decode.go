@@ -27,7 +27,9 @@ import (
 // read and 4 MiB of spare chunks, so its memory does not grow with the
 // stream. A line longer than 64 KiB is read in chunks and joined once into
 // memory of its exact size, which its DTO then owns: decoding it peaks at
-// twice the line plus a chunk.
+// twice the line plus a chunk. With [WithBorrowedStrings] (or
+// [WithFoldOnly]), the memory a long line is joined into is the
+// Decoder's, and kept, up to 16 MiB, for the next long line.
 //
 // A DTO's strings are never written over by a later Decode, unless
 // [WithBorrowedStrings] says they may be. The strings of 256 bytes or more

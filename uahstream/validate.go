@@ -52,7 +52,9 @@ const (
 // uah exec's, by its rule: see Session.Verdict), and it is given to every
 // run that ends without run_finished. The error is the reader's, with the findings so far.
 func Validate(r io.Reader, opts ...stream.ValidateOption) ([]Finding, error) {
-	dopts := []stream.DecoderOption{stream.WithFoldOnly()}
+	// Nothing but the folds and the checks read the lines, and what they
+	// keep they copy: the strings are borrowed.
+	dopts := []stream.DecoderOption{stream.WithFoldOnly(), stream.WithBorrowedStrings()}
 	for _, o := range opts {
 		if d, ok := o.(stream.DecoderOption); ok {
 			dopts = append(dopts, d)
@@ -105,7 +107,7 @@ func (v *validator) line(l Line) {
 	if l.Started {
 		v.runLine, v.runID = l.Num, ""
 		if d, ok := l.DTO.(stream.RunStartedDTO); ok {
-			v.runID = d.RunID
+			v.runID = strings.Clone(d.RunID) // kept past the line, which may be borrowed
 		}
 	}
 	if !harness {

@@ -2,9 +2,11 @@ package uahstream
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -122,3 +124,26 @@ func TestTheSessionsRules(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Read with borrowed strings, a byte a read (every read writes over the
+// line before), a session's findings are those read with strings of
+// their own: what the checks keep past a line, they copy.
+func TestValidateWithBorrowedStrings(t *testing.T) {
+	b := sessions.Write(twoRuns)
+	var cut []byte // every run without its run_finished: findings that name runs
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !strings.Contains(l, `"type":"run_finished"`) {
+			cut = append(cut, l...)
+		}
+	}
+	for _, in := range [][]byte{b, cut} {
+		want, err := NewReader(bytes.NewReader(in), stream.WithFoldOnly()).Validate()
+		require.NoError(t, err)
+		got, err := NewReader(iotest.OneByteReader(bytes.NewReader(in)), stream.WithFoldOnly(), stream.WithBorrowedStrings()).Validate()
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		if bytes.Equal(in, cut) {
+			require.True(t, slices.ContainsFunc(got, func(f Finding) bool { return f.RunID != "" }), "a finding names its run: %v", got)
+		}
+	}
+}

@@ -70,7 +70,9 @@ func (w *statsWriter) fail(format string, args ...any) {
 
 func (w *statsWriter) stats(e env) int {
 	shown := sanitize(w.name, false)
-	in, err := openInput(e, w.name, nil, stream.WithFoldOnly())
+	// Nothing here keeps a line's strings past it (the folds copy what
+	// they keep): they are borrowed.
+	in, err := openInput(e, w.name, nil, stream.WithFoldOnly(), stream.WithBorrowedStrings())
 	if err != nil {
 		w.fail("%s", sanitize(err.Error(), false))
 		return w.code

@@ -35,7 +35,7 @@ func cmdValidate(e env, args []string) error {
 	names := fs.Args()
 	var encErr error
 	pool.InOrder(len(names), pool.Each(func(i int) validated {
-		in, err := openInput(e, names[i], nil, stream.WithFoldOnly())
+		in, err := openInput(e, names[i], nil, stream.WithFoldOnly(), stream.WithBorrowedStrings())
 		if err != nil {
 			return validated{open: err}
 		}
