@@ -308,7 +308,8 @@ func (r *Renderer) render(l uahstream.Line) {
 		who := "assistant:"
 		if d.Final {
 			who = "answer:"
-			r.answer = &d.Text
+			answer := strings.Clone(d.Text) // the line's may be borrowed
+			r.answer = &answer
 		}
 		if !r.quiet {
 			r.printf("%s%s%s%s %s\n", r.stamp(d.At), p.bold, who, p.reset, text(d.Text))

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
 	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/internal/sessions"
 	"github.com/uagentkit/stream/uahstream"
 	"go.uber.org/goleak"
 )
@@ -74,4 +77,39 @@ func TestRender(t *testing.T) {
 	assert.ErrorIs(t, err, broken)
 	assert.True(t, running, "cut off: a run was going")
 	assert.Contains(t, out.String(), "cut_off")
+}
+
+// cat reads with borrowed strings: what it shows of a stream read a byte
+// at a time (every read writes over the line before) is what it shows of
+// the stream read with strings of their own, answers and sessions
+// included.
+func TestRendersBorrowedStringsAlike(t *testing.T) {
+	streams := map[string][]byte{"session": sessions.Write(sessions.Options{Runs: []sessions.Run{
+		{Message: "Run ls twice", Answer: "DONE", Calls: 2, Queued: true},
+		{Message: "And again?", Answer: "Again", Calls: 1, Reset: true},
+	}})}
+	paths, _ := filepath.Glob("../testdata/*.jsonl")
+	conf, _ := filepath.Glob("../../shared/conformance/*.jsonl")
+	for _, p := range append(paths, conf...) {
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		streams[filepath.Base(p)] = b
+	}
+	show := func(rd *uahstream.Reader, o Options) string {
+		var out bytes.Buffer
+		r := New(&out, rd.Session(), o)
+		for l := range rd.Lines() {
+			r.Add(l)
+		}
+		r.Finish(rd.Session().Verdict())
+		r.Flush()
+		return out.String()
+	}
+	for name, b := range streams {
+		for _, o := range []Options{{}, {ToolOutput: true}} {
+			want := show(uahstream.NewReader(bytes.NewReader(b)), o)
+			got := show(uahstream.NewReader(iotest.OneByteReader(bytes.NewReader(b)), stream.WithBorrowedStrings()), o)
+			require.Equal(t, want, got, name)
+		}
+	}
 }

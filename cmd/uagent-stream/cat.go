@@ -43,7 +43,7 @@ func cmdCat(e env, args []string) error {
 	}
 	o := termstream.Options{Color: useColor(e.stdout, *noColor), Live: *live, NoReasoning: *noReasoning, ToolOutput: *toolOutput, Prices: &prices}
 	if !*live {
-		in, err := openInput(e, name, nil)
+		in, err := openInput(e, name, nil, stream.WithBorrowedStrings()) // each line is shown before the next
 		if err != nil {
 			return err
 		}
