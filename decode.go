@@ -66,6 +66,7 @@ type Decoder struct {
 	rawSkip, rawCut int
 
 	p        jsonparse.Parser
+	ref      bool            // DTOs are the scratch ones, not copies (see kind.ref): leanDecoder's
 	released bool            // its memory was given back (see recycle)
 	scratch  []reflect.Value // one DTO per kind, decoded into and copied out
 	afterBOM []byte          // line 1 without its byte-order mark, still to decode
@@ -106,7 +107,9 @@ type decoderMem struct {
 func leanDecoder(r io.Reader, o decoderOptions) *Decoder {
 	o.foldOnly = true
 	o.borrow = true // nothing but the fold reads the DTOs, and it keeps copies
-	return newDecoder(r, o)
+	d := newDecoder(r, o)
+	d.ref = true // nor does it keep a DTO past its line
+	return d
 }
 
 // recycle gives the memory of a Decoder for the fold alone back, for the
@@ -216,9 +219,10 @@ func (d *Decoder) All() iter.Seq2[any, error] {
 			if !yield(v, err) {
 				return
 			}
-			var le *LineError
-			if err != nil && !errors.As(err, &le) {
-				return
+			if err != nil {
+				if _, ok := errors.AsType[*LineError](err); !ok {
+					return
+				}
 			}
 		}
 	}

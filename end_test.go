@@ -138,6 +138,20 @@ func FuzzLeanSummarize(f *testing.F) {
 			}
 			require.Equal(t, w.Diff, got.Diff)
 		}
+		// Validate reads as Summarize does (borrowed strings, the DTOs the
+		// Decoder's own): its findings are a fold's that checks what an
+		// ordinary Decoder reads.
+		var checked Fold
+		dec := NewDecoder(bytes.NewReader(data))
+		checked.Check(dec)
+		for dto, err := range dec.All() {
+			checked.Add(dto, err)
+		}
+		for _, r := range []io.Reader{bytes.NewReader(data), iotest.OneByteReader(bytes.NewReader(data))} {
+			got, err := Validate(r)
+			require.NoError(t, err)
+			require.Equal(t, checked.Findings(), got)
+		}
 	})
 }
 

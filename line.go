@@ -81,6 +81,9 @@ func (d *Decoder) decodeMembers() (any, error) {
 	if ls.k == finished.kind {
 		(*RunFinishedDTO)(ls.base).absent = summaryAbsent(p)
 	}
+	if d.ref { // for the fold alone: the scratch DTO itself, not a copy
+		return ls.k.ref(ls.base), nil
+	}
 	return ls.dv.Interface(), nil
 }
 

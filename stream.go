@@ -70,10 +70,12 @@
 package stream
 
 import (
-	"github.com/uagentkit/stream/internal/jsonparse"
 	"reflect"
 	"sync"
 	"time"
+	"unsafe"
+
+	"github.com/uagentkit/stream/internal/jsonparse"
 )
 
 // The wire's own names: the schema version and the event types.
@@ -129,11 +131,25 @@ type kind struct {
 
 	toDTO   func(e Event, at time.Time) any
 	toEvent func(dto any) Event
+	// zero is a zero DTO in an interface: its type word is the DTO's (see
+	// ref).
+	zero any
 	// encode appends e's line, without the newline, as if toDTO had been
 	// encoded, but without boxing the DTO.
 	encode func(b []byte, e Event, at time.Time) ([]byte, error)
 	// strs are the indexes of the domain event's string fields, for big.
 	strs []int
+}
+
+// ref returns the DTO at p, of k's type, as an interface whose value is
+// that memory, not a copy of it (a DTO is larger than a word, so an
+// interface holds it through a pointer): for the Decoder that reads for
+// the fold alone, whose DTOs no one keeps past their line. The DTO then
+// changes as p's memory does.
+func (k *kind) ref(p unsafe.Pointer) any {
+	v := k.zero
+	(*[2]unsafe.Pointer)(unsafe.Pointer(&v))[1] = p
+	return v
 }
 
 // big reports whether an event's strings alone would fill a small line
@@ -173,6 +189,7 @@ func def[E Event, D any, P dtoPtr[D]](typ string, to func(E) D, from func(D) E) 
 		return d
 	}
 	k.toEvent = func(dto any) Event { return from(dto.(D)) }
+	k.zero = *new(D)
 	k.encode = func(b []byte, e Event, at time.Time) ([]byte, error) {
 		d := dtos.Get().(*D)
 		fill(d, e, at)
