@@ -45,6 +45,36 @@ func decodeEvery(dec *stream.Decoder) {
 
 func BenchmarkDecodeReal(b *testing.B) { benchDecode(b, realCorpus()) }
 
+// heldOutCorpus is the real-shaped corpus with a seed the code was not
+// tuned on (BENCHMARKS.md, "The reader by CPU").
+var heldOutCorpus = sync.OnceValue(func() []byte {
+	o := corpus.Real(40 << 20)
+	o.Seed = 58
+	return corpus.Generate(o)
+})
+
+// BenchmarkHeldOut: the Decoder (owned and borrowed strings) and
+// Summarize on the held-out corpus, with their allocations.
+func BenchmarkHeldOut(b *testing.B) {
+	data := heldOutCorpus()
+	for _, c := range []struct {
+		name string
+		read func()
+	}{
+		{"Decoder", func() { decodeEvery(stream.NewDecoder(bytes.NewReader(data))) }},
+		{"Decoder borrowed", func() { decodeEvery(stream.NewDecoder(bytes.NewReader(data), stream.WithBorrowedStrings())) }},
+		{"Summarize", func() { stream.Summarize(bytes.NewReader(data)) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c.read()
+			}
+		})
+	}
+}
+
 // BenchmarkDecodeRealBorrowed is BenchmarkDecodeReal with borrowed strings.
 func BenchmarkDecodeRealBorrowed(b *testing.B) {
 	data := realCorpus()
