@@ -979,3 +979,19 @@ func TestFoldKeepsCopiesOfBorrowedStrings(t *testing.T) {
 		})
 	}
 }
+
+// kind.ref makes an interface whose value is the DTO's memory: for every
+// kind, the DTO is larger than a word (so that an interface holds it
+// through a pointer, which ref sets), reads back as the DTO, and changes
+// with that memory.
+func TestKindRefIsTheDTOsMemory(t *testing.T) {
+	for _, k := range kinds {
+		require.Greater(t, k.dto.Size(), unsafe.Sizeof(uintptr(0)), k.typ)
+		p := reflect.New(k.dto)
+		(*header)(p.UnsafePointer()).Type = k.typ
+		v := k.ref(p.UnsafePointer())
+		require.Equal(t, p.Elem().Interface(), v, k.typ)
+		(*header)(p.UnsafePointer()).Type = "changed"
+		require.Equal(t, "changed", reflect.ValueOf(v).FieldByName("Type").String(), k.typ)
+	}
+}
