@@ -995,3 +995,23 @@ func TestKindRefIsTheDTOsMemory(t *testing.T) {
 		require.Equal(t, "changed", reflect.ValueOf(v).FieldByName("Type").String(), k.typ)
 	}
 }
+
+// Borrowing, an UnknownDTO's Type and Raw are still its own, of a long
+// line too (joined into memory the next long line is joined into).
+func TestBorrowedUnknownRawIsItsOwn(t *testing.T) {
+	first := `{"v":1,"type":"hologram","at":"2026-09-23T12:00:00Z","beam":"` + strings.Repeat("a", 100) + `"}`
+	second := `{"v":1,"type":"phantasm","at":"2026-09-23T12:00:01Z","beam":"` + strings.Repeat("b", 100) + `"}`
+	for _, chunk := range []int{0, 16} {
+		dec := NewDecoder(strings.NewReader(first+"\n"+second+"\n"), WithBorrowedStrings())
+		if chunk > 0 {
+			dec.chunk = chunk
+		}
+		v, err := dec.Decode()
+		require.NoError(t, err)
+		u := v.(UnknownDTO)
+		_, err = dec.Decode()
+		require.NoError(t, err)
+		assert.Equal(t, first, string(u.Raw), "chunk %d", chunk)
+		assert.Equal(t, "hologram", u.Type, "chunk %d", chunk)
+	}
+}

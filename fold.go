@@ -99,7 +99,10 @@ import (
 // the fold's memory, which is kept in blocks of up to 64 KiB: a value that keeps
 // one after the fold is gone keeps such a block, so clone it
 // (strings.Clone) to keep it long. Stats, Summary and the rest are the
-// caller's own.
+// caller's own. What the Fold keeps of a line past it is its own copy (a
+// short string interned, once), so a Fold may be given the DTOs of a
+// Decoder with [WithBorrowedStrings]; what Turn, Tool and Call hand over
+// of the line last added is that line's, valid as long as it is.
 //
 // The zero Fold is empty and ready. A Fold is not safe for concurrent use.
 type Fold struct {

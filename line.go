@@ -72,7 +72,7 @@ func (d *Decoder) decodeMembers() (any, error) {
 		switch {
 		case p.Edited: // strings before the type were unescaped in place: the line as read, joined again
 			raw = d.Raw()
-		case !p.Own:
+		case !p.Own || p.Borrow: // the line is not the DTO's to keep
 			raw = bytes.Clone(raw)
 		}
 		return UnknownDTO{V: int(ls.v), Type: ls.typ, At: ls.at, Raw: raw}, nil

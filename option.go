@@ -93,16 +93,17 @@ func WithoutContent() DecoderOption { return func(o *decoderOptions) { o.noConte
 
 // WithBorrowedStrings makes a Decoder's strings borrowed, as
 // bufio.Scanner.Bytes is: every string of the DTO that Decode returns
-// (and a *LineError's DTO fields) is valid only until the next call to
-// Decode, which may write over its memory; a string without escapes is a
+// is valid only until the next call to Decode, which may write over its
+// memory (errors, and an UnknownDTO's Type and Raw, are their own); a
+// string without escapes is a
 // slice of the Decoder's buffer, one with escapes is unescaped into memory
 // the Decoder reuses for the next line. A reader that keeps a string
 // longer copies it (strings.Clone), a map's key included: an assignment
 // to a map keeps the key it is given, even for a key the map has, while a
 // lookup keeps nothing. For a reader that keeps no text (one
 // that counts, folds or writes each line out before the next), it spares
-// a copy and an allocation per string. The values are the same as
-// without the option; an UnknownDTO's Raw is still its own.
+// a copy and an allocation per string; a [Fold] copies what it keeps. The
+// values are the same as without the option.
 func WithBorrowedStrings() DecoderOption { return func(o *decoderOptions) { o.borrow = true } }
 
 // WithExitCode tells [Validate] the exit code of the process that wrote the
