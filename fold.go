@@ -99,10 +99,10 @@ import (
 // the fold's memory, which is kept in blocks of up to 64 KiB: a value that keeps
 // one after the fold is gone keeps such a block, so clone it
 // (strings.Clone) to keep it long. Stats, Summary and the rest are the
-// caller's own. What the Fold keeps of a line past it is its own copy (a
-// short string interned, once), so a Fold may be given the DTOs of a
-// Decoder with [WithBorrowedStrings]; what Turn, Tool and Call hand over
-// of the line last added is that line's, valid as long as it is.
+// caller's own. What the Fold keeps of a line past it is its own copy, so
+// a Fold may be given the DTOs of a Decoder with [WithBorrowedStrings];
+// what Turn, Tool and Call hand over of the line last added is that
+// line's, valid as long as it is.
 //
 // The zero Fold is empty and ready. A Fold is not safe for concurrent use.
 type Fold struct {
@@ -162,7 +162,7 @@ type Fold struct {
 	check *validator  // with Check: the rules, checked as the lines come
 	final *SummaryDTO // the summary, once run_finished came
 
-	kept intern.Set // the short strings kept past their line (see keep)
+	reasons intern.Set // the stop reasons counted (see reason)
 }
 
 // opText is what KeepText keeps of an operation: what its first start
@@ -482,7 +482,7 @@ func (f *Fold) event(e Event) {
 			if f.stopReasons == nil {
 				f.stopReasons = map[string]int{}
 			}
-			f.stopReasons[f.keep(e.Stop)]++
+			f.stopReasons[f.reason(e.Stop)]++
 		}
 		if e.Failure != "" {
 			f.failures = append(f.failures, f.keep(e.Failure))
@@ -771,23 +771,24 @@ func (f *Fold) Finished() bool { return f.recorded != nil }
 // Started returns the first run_started line, or nil before one came.
 func (f *Fold) Started() *RunStartedDTO { return f.started }
 
-// keepShort is the length up to which keep interns a string.
-const keepShort = 64
-
 // keep returns s with memory of its own, for a string the fold keeps past
 // the line it came in: a DTO's strings may be borrowed
-// ([WithBorrowedStrings]), valid only until the next line is read. A short
-// one (a stop reason, a turn_id, a message said again) is interned, so
-// that it is copied once however many lines repeat it.
+// ([WithBorrowedStrings]), valid only until the next line is read. A copy,
+// not an interned string, so that what the fold lets go of (an open
+// operation's label and paths, at its close; the turn_id of the turn
+// before) is let go of.
 func (f *Fold) keep(s string) string {
-	switch {
-	case s == "":
+	if s == "" {
 		return ""
-	case len(s) > keepShort:
-		return strings.Clone(s)
 	}
-	i, _ := f.kept.Index(s)
-	return f.kept.Key(i)
+	return strings.Clone(s)
+}
+
+// reason returns a stop reason the fold counts, interned: a run has a few
+// of them, said on many lines.
+func (f *Fold) reason(s string) string {
+	i, _ := f.reasons.Index(s)
+	return f.reasons.Key(i)
 }
 
 // keepSummary returns a copy of a recorded summary whose strings are the
