@@ -286,7 +286,7 @@ func TestDecodeUnknownTypesAndFields(t *testing.T) {
 	assert.Equal(t, "hologram", u.Type)
 	assert.Equal(t, "2026-09-23T12:32:07Z", u.At.Format(timeRFC3339Nano))
 	assert.Equal(t, strings.Split(in, "\n")[0], string(u.Raw))
-	assert.Equal(t, "hologram", TypeOf(u))
+	assert.Equal(t, "hologram", typeOf(u))
 	m := dtos[1].(UserMessageDTO)
 	assert.Equal(t, "u", m.ID)
 	assert.Equal(t, "t", m.Text)
@@ -302,7 +302,7 @@ func TestDecodeLineEndings(t *testing.T) {
 	var nums []int
 	for dto, err := range dec.All() {
 		require.NoError(t, err)
-		got = append(got, TypeOf(dto))
+		got = append(got, typeOf(dto))
 		nums = append(nums, dec.Line())
 		if m, ok := dto.(UserMessageDTO); ok && m.ID == "" {
 			assert.Equal(t, "a\u2028b\u2029c", m.Text)

@@ -21,17 +21,18 @@ func (h *header) hdr() *header { return h }
 
 func (h header) at() time.Time { return h.At }
 
-// TimeOf is the at of a line's DTO as the [Decoder] returns it (an
-// [UnknownDTO]'s too): what [DTOToEvent](dto).OccurredAt() says, without
-// making the event. ok is false for any other value.
-func TimeOf(dto any) (at time.Time, ok bool) {
+// HeaderOf returns what every line says first, of a line's DTO as the
+// [Decoder] returns it (an [UnknownDTO]'s too): its wire type, and its at
+// (what [DTOToEvent](dto).OccurredAt() says, without making the event).
+// ok is false, and typ "", for any other value.
+func HeaderOf(dto any) (typ string, at time.Time, ok bool) {
 	switch d := dto.(type) {
-	case interface{ at() time.Time }:
-		return d.at(), true
 	case UnknownDTO:
-		return d.At, true
+		return d.Type, d.At, true
+	case interface{ at() time.Time }:
+		return typeOf(dto), d.at(), true
 	}
-	return time.Time{}, false
+	return "", time.Time{}, false
 }
 
 // RunStartedDTO is the wire form of [RunStarted].

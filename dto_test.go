@@ -19,7 +19,8 @@ func TestEventToDTORoundTrip(t *testing.T) {
 		if diff := cmpDiff(roundTripped(e), back); diff != "" {
 			t.Errorf("%T (-want +got):\n%s", e, diff)
 		}
-		assert.Equal(t, wireTypes[reflect.TypeOf(e).Name()], TypeOf(dto), "%T", e)
+		typ, _, _ := HeaderOf(dto)
+		assert.Equal(t, wireTypes[reflect.TypeOf(e).Name()], typ, "%T", e)
 	}
 }
 
@@ -49,29 +50,34 @@ func TestEventToDTORejectsNilAndUnknown(t *testing.T) {
 	assert.False(t, ok)
 }
 
-// TimeOf is the at DTOToEvent's event says, for every type and for a line
-// of a type this version does not know; nothing for anything else.
-func TestTimeOf(t *testing.T) {
+// HeaderOf says the type and the at DTOToEvent's event says, for every
+// type and for a line of a type this version does not know; nothing for
+// anything else.
+func TestHeaderOf(t *testing.T) {
 	dec := NewDecoder(strings.NewReader(goodLine + "\n" + `{"v":1,"type":"from_the_future","at":"2026-09-23T12:07:01.5Z"}` + "\n"))
 	for dto, err := range dec.All() {
 		require.NoError(t, err)
-		at, ok := TimeOf(dto)
+		typ, at, ok := HeaderOf(dto)
 		require.True(t, ok, "%T", dto)
 		if e, isEvent := DTOToEvent(dto); isEvent {
 			assert.Equal(t, e.OccurredAt(), at)
+			assert.Equal(t, "user_message", typ)
 		} else {
 			assert.Equal(t, time.Date(2026, 9, 23, 12, 7, 1, 5e8, time.UTC), at)
+			assert.Equal(t, "from_the_future", typ)
 		}
 	}
 	for _, e := range realisticRun() {
 		dto, _ := EventToDTO(e)
-		at, ok := TimeOf(dto)
+		typ, at, ok := HeaderOf(dto)
 		require.True(t, ok, "%T", dto)
 		back, _ := DTOToEvent(dto)
 		assert.Equal(t, back.OccurredAt(), at, "%T", dto)
+		assert.Equal(t, wireTypes[reflect.TypeOf(e).Name()], typ, "%T", dto)
 	}
-	_, ok := TimeOf("a string")
-	assert.False(t, ok)
-	_, ok = TimeOf(nil)
-	assert.False(t, ok)
+	for _, v := range []any{"a string", nil} {
+		typ, _, ok := HeaderOf(v)
+		assert.False(t, ok)
+		assert.Empty(t, typ)
+	}
 }

@@ -372,10 +372,10 @@ func kindOf(e Event) (*kind, Event) {
 	return nil, nil
 }
 
-// TypeOf returns the wire type of a DTO value: the type its Go type stands
-// for, or the Type of an [UnknownDTO]. It returns "" for values that are not
-// DTOs.
-func TypeOf(dto any) string {
+// typeOf returns the wire type of a DTO value: the type its Go type
+// stands for, or the Type of an [UnknownDTO]; "" for a value that is not a
+// DTO.
+func typeOf(dto any) string {
 	if u, ok := dto.(UnknownDTO); ok {
 		return u.Type
 	}

@@ -158,7 +158,7 @@ func (v *validator) lineError(le *LineError) {
 // rules of its type.
 func (v *validator) line(dto any) {
 	line := v.lastLine
-	typ := TypeOf(dto)
+	typ := typeOf(dto)
 	if v.first() && typ != TypeRunStarted {
 		v.add(line, RuleFirst, "the first line is %s, want run_started", printable(typ))
 	}

@@ -290,7 +290,7 @@ func (r *Run) read(src io.ReadCloser, pace func(at time.Time) bool) {
 			l.Raw = nil
 		}
 		if l.Err == nil && pace != nil {
-			if at, ok := stream.TimeOf(l.DTO); ok && !pace(at) {
+			if _, at, ok := stream.HeaderOf(l.DTO); ok && !pace(at) {
 				pace = nil // Wait asked to drain: no more waiting
 			}
 		}

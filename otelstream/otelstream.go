@@ -216,7 +216,7 @@ func (x *Exporter) Add(l uahstream.Line) {
 
 // lineTime is a line's at.
 func lineTime(l uahstream.Line) time.Time {
-	at, _ := stream.TimeOf(l.DTO)
+	_, at, _ := stream.HeaderOf(l.DTO)
 	return at
 }
 

@@ -126,7 +126,8 @@ func TestFollowEndsWhenTheRunIsStopped(t *testing.T) {
 		t.Fatal("the follower of a stopped run did not end")
 	}
 	require.NotEmpty(t, got)
-	assert.NotEqual(t, "run_finished", stream.TypeOf(mustDTO(t, got[len(got)-1])))
+	typ, _, _ := stream.HeaderOf(mustDTO(t, got[len(got)-1]))
+	assert.NotEqual(t, "run_finished", typ)
 	assert.Equal(t, StateStopped, r.State())
 }
 
@@ -143,7 +144,8 @@ func TestFollowEnds(t *testing.T) {
 		last = e
 	}
 	require.NotNil(t, last)
-	require.NotEqual(t, "run_finished", stream.TypeOf(mustDTO(t, last)))
+	typ, _, _ := stream.HeaderOf(mustDTO(t, last))
+	require.NotEqual(t, "run_finished", typ)
 
 	r, err = OpenRun(filepath.Join(state, "runs", "20261101-100000-5f3c2a1e")) // finished
 	require.NoError(t, err)

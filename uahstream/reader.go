@@ -81,12 +81,13 @@ func Opens(dto any) bool {
 }
 
 // TypeOf returns the type of a DTO: a harness type's, or what
-// stream.TypeOf says.
+// stream.HeaderOf says.
 func TypeOf(dto any) string {
 	if typ, ok := names[reflect.TypeOf(dto)]; ok {
 		return typ
 	}
-	return stream.TypeOf(dto)
+	typ, _, _ := stream.HeaderOf(dto)
+	return typ
 }
 
 func isBOM(err error) bool { return errors.Is(err, stream.ErrByteOrderMark) }
