@@ -234,19 +234,24 @@ func textRun(s string, i int) int {
 // appendString appends s as a JSON string exactly as encoding/json does with
 // HTML escaping off: invalid UTF-8 becomes \ufffd, U+2028 and U+2029 are
 // escaped, and so are the C0 controls. Where the vector code is, ASCII is
-// written 64 bytes a step (escapeBlock); a block with other bytes, and
-// the rest, a run at a time (appendText).
+// written 64 bytes a step (escapeBlock), a plain run whole; a block with
+// other bytes, and the rest, a run at a time (appendText).
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		for blockMasks && i+80 <= len(s) {
 			src := unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), i)
-			if !asciiBlock(src) {
+			m, _, high := stringMasks(unsafe.Slice((*byte)(src), 64))
+			if high {
 				break
 			}
+			if m == 0 { // plain ASCII: the run to its end, at the scan's speed, in one copy
+				j := safeRun(s, i+64)
+				b, i = append(b, s[i:j]...), j
+				continue
+			}
 			b = slices.Grow(b, escapeRoom)
-			w := escapeBlock(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), len(b)), src,
-				stringMask(unsafe.Slice((*byte)(src), 64)))
+			w := escapeBlock(unsafe.Add(unsafe.Pointer(unsafe.SliceData(b)), len(b)), src, m)
 			b = b[:len(b)+w]
 			i += 64
 		}
@@ -257,12 +262,6 @@ func appendString(b []byte, s string) []byte {
 		b, i = appendText(b, s, i, end)
 	}
 	return append(b, '"')
-}
-
-// asciiBlock reports that the 64 bytes at p are all ASCII.
-func asciiBlock(p unsafe.Pointer) bool {
-	w := (*[8]uint64)(p)
-	return (w[0]|w[1]|w[2]|w[3]|w[4]|w[5]|w[6]|w[7])&msb == 0
 }
 
 // escapeRoom is the room escapeBlock needs: a block's bytes, each written

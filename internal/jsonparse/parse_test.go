@@ -305,7 +305,7 @@ func skipStringStops(data []byte, i int) (int, bool) {
 	i++
 	for len(data)-i >= 64 {
 		base := i
-		for m := stringMask(data[base:]); m != 0; m &= m - 1 {
+		for m, _, _ := stringMasks(data[base:]); m != 0; m &= m - 1 {
 			j := base + bits.TrailingZeros64(m)
 			if j < i {
 				continue // a byte of the escape before

@@ -249,7 +249,7 @@ func (p *Parser) unescape(start, i int, u *utf8Words, inPlace bool) ([]byte, *Pa
 		// 16 bytes behind its source, so that no store reaches a byte not
 		// yet read.
 		for blockMasks && (!inPlace || i-o >= 16) && i+80 <= len(room) {
-			m, high := stringMaskHigh(room[i:])
+			m, _, high := stringMasks(room[i:])
 			if i+64 > len(data) { // the line ends in the block: a stop there
 				m = m&(1<<(len(data)-i)-1) | 1<<(len(data)-i)
 			}

@@ -148,7 +148,7 @@ func SkipStringValid(data []byte, i int) (int, bool) {
 	if blockMasks {
 		var carry uint64 // 1 when a block's first byte is escaped
 		for len(data)-i >= 64 {
-			m, bs := stringMaskSplit(data[i:])
+			m, bs, _ := stringMasks(data[i:])
 			escaped := carry
 			if bs|carry != 0 {
 				escaped, carry = escapedBytes(bs, carry)

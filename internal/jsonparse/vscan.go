@@ -65,13 +65,16 @@ func scanWords(b []byte, high uint64) int {
 	return i
 }
 
-// stringMaskBytes is stringMask in Go, a byte at a time.
-func stringMaskBytes(b []byte) uint64 {
-	var m uint64
+// stringMasksBytes is stringMasks in Go, a byte at a time.
+func stringMasksBytes(b []byte) (mask, backslash uint64, high bool) {
 	for i, c := range b[:64] {
 		if c < 0x20 || c == '"' || c == '\\' {
-			m |= 1 << i
+			mask |= 1 << i
 		}
+		if c == '\\' {
+			backslash |= 1 << i
+		}
+		high = high || c >= 0x80
 	}
-	return m
+	return mask, backslash, high
 }

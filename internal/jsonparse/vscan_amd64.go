@@ -21,7 +21,7 @@ var useAVX2 = func() bool {
 	return b7&(1<<5) != 0
 }()
 
-// blockMasks tells that stringMask is vector code, which the unescape
+// blockMasks tells that stringMasks is vector code, which the unescape
 // reads 64 bytes a step with; the Go one is slower than its word loop.
 const blockMasks = true
 
@@ -46,53 +46,26 @@ func highMask(high bool) byte {
 	return 0
 }
 
-// stringMask returns a bit for each of the 64 bytes at b[0] (len(b) is
-// 64 or more) that a JSON string may not hold as it is: bit i for b[i].
-func stringMask(b []byte) uint64 {
-	if useAVX2 {
-		return maskAVX2(&b[0])
-	}
-	return maskSSE2(&b[0])
-}
-
-// stringMaskHigh is stringMask, and reports a byte of 0x80 or more among
-// the 64.
-func stringMaskHigh(b []byte) (uint64, bool) {
+// stringMasks returns, for the 64 bytes at b[0] (len(b) is 64 or more),
+// bit i for b[i]: in mask, a byte a JSON string may not hold as it is (a
+// quote, a backslash, below 0x20); in backslash, a backslash; and whether
+// a byte is 0x80 or more.
+func stringMasks(b []byte) (mask, backslash uint64, high bool) {
 	_ = b[63]
+	var h uint64
 	if useAVX2 {
-		m, high := maskHighAVX2(&b[0])
-		return m, high != 0
+		mask, backslash, h = masksAVX2(&b[0])
+	} else {
+		mask, backslash, h = masksSSE2(&b[0])
 	}
-	m, high := maskHighSSE2(&b[0])
-	return m, high != 0
-}
-
-// stringMaskSplit is stringMask, and a bit for each backslash of the 64.
-func stringMaskSplit(b []byte) (mask, backslash uint64) {
-	_ = b[63]
-	if useAVX2 {
-		return maskSplitAVX2(&b[0])
-	}
-	return maskSplitSSE2(&b[0])
+	return mask, backslash, h != 0
 }
 
 //go:noescape
-func maskSplitAVX2(b *byte) (mask, backslash uint64)
+func masksAVX2(b *byte) (mask, backslash, high uint64)
 
 //go:noescape
-func maskSplitSSE2(b *byte) (mask, backslash uint64)
-
-//go:noescape
-func maskHighAVX2(b *byte) (mask, high uint64)
-
-//go:noescape
-func maskHighSSE2(b *byte) (mask, high uint64)
-
-//go:noescape
-func maskAVX2(b *byte) uint64
-
-//go:noescape
-func maskSSE2(b *byte) uint64
+func masksSSE2(b *byte) (mask, backslash, high uint64)
 
 //go:noescape
 func indexAVX2(b []byte, high byte) int

@@ -115,174 +115,31 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	MOVL DX, edx+4(FP)
 	RET
 
-// func maskAVX2(b *byte) uint64
-// A bit for each of the 64 bytes at b that is a quote, a backslash or below
-// 0x20 (bit i for b[i]).
-TEXT ·maskAVX2(SB), NOSPLIT, $0-16
+// func masksAVX2(b *byte) (mask, backslash, high uint64)
+// For the 64 bytes at b, bit i for b[i]: in mask, a quote, a backslash or
+// a byte below 0x20; in backslash, a backslash. high has a bit for each of
+// the 32 positions at which either half has a byte of 0x80 or more: zero
+// when all 64 are ASCII.
+TEXT ·masksAVX2(SB), NOSPLIT, $0-32
 	MOVQ b+0(FP), SI
 	MOVQ $0x22, R8
 	MOVQ R8, X1
-	VPBROADCASTB X1, Y1
+	VPBROADCASTB X1, Y1          // '"'
 	MOVQ $0x5c, R8
 	MOVQ R8, X3
-	VPBROADCASTB X3, Y3
+	VPBROADCASTB X3, Y3          // '\'
 	MOVQ $0x1f, R8
 	MOVQ R8, X5
-	VPBROADCASTB X5, Y5
-	VMOVDQU (SI), Y0
-	VMOVDQU 32(SI), Y8
-	VPCMPEQB Y0, Y1, Y2
-	VPCMPEQB Y0, Y3, Y4
-	VPMAXUB Y0, Y5, Y6
-	VPCMPEQB Y6, Y5, Y6
-	VPOR Y2, Y4, Y2
-	VPOR Y2, Y6, Y2
-	VPCMPEQB Y8, Y1, Y10
-	VPCMPEQB Y8, Y3, Y12
-	VPMAXUB Y8, Y5, Y14
-	VPCMPEQB Y14, Y5, Y14
-	VPOR Y10, Y12, Y10
-	VPOR Y10, Y14, Y10
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y10, DX
-	SHLQ $32, DX
-	ORQ DX, AX
-	VZEROUPPER
-	MOVQ AX, ret+8(FP)
-	RET
-
-// func maskSSE2(b *byte) uint64
-// maskAVX2 with four 16-byte blocks.
-TEXT ·maskSSE2(SB), NOSPLIT, $0-16
-	MOVQ b+0(FP), SI
-	MOVQ $0x2222222222222222, R8
-	MOVQ R8, X1
-	PUNPCKLQDQ X1, X1
-	MOVQ $0x5c5c5c5c5c5c5c5c, R8
-	MOVQ R8, X3
-	PUNPCKLQDQ X3, X3
-	MOVQ $0x1f1f1f1f1f1f1f1f, R8
-	MOVQ R8, X5
-	PUNPCKLQDQ X5, X5
-	XORQ AX, AX
-	XORQ CX, CX
-block:
-	MOVOU (SI)(CX*1), X0
-	MOVO X0, X2
-	PCMPEQB X1, X2
-	MOVO X0, X4
-	PCMPEQB X3, X4
-	PMAXUB X5, X0
-	PCMPEQB X5, X0
-	POR X4, X2
-	POR X0, X2
-	PMOVMSKB X2, DX
-	SHLQ CX, DX
-	ORQ DX, AX
-	ADDQ $16, CX
-	CMPQ CX, $64
-	JB block
-	MOVQ AX, ret+8(FP)
-	RET
-
-// func maskHighAVX2(b *byte) (mask, high uint64)
-// maskAVX2, and in high a bit for each of the 32 byte positions at which
-// either half of the 64 bytes has a byte of 0x80 or more: zero when all
-// 64 are ASCII.
-TEXT ·maskHighAVX2(SB), NOSPLIT, $0-24
-	MOVQ b+0(FP), SI
-	MOVQ $0x22, R8
-	MOVQ R8, X1
-	VPBROADCASTB X1, Y1
-	MOVQ $0x5c, R8
-	MOVQ R8, X3
-	VPBROADCASTB X3, Y3
-	MOVQ $0x1f, R8
-	MOVQ R8, X5
-	VPBROADCASTB X5, Y5
+	VPBROADCASTB X5, Y5          // 0x1f
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y8
 	VPOR Y0, Y8, Y15
-	VPMOVMSKB Y15, CX
-	VPCMPEQB Y0, Y1, Y2
-	VPCMPEQB Y0, Y3, Y4
-	VPMAXUB Y0, Y5, Y6
-	VPCMPEQB Y6, Y5, Y6
-	VPOR Y2, Y4, Y2
-	VPOR Y2, Y6, Y2
-	VPCMPEQB Y8, Y1, Y10
-	VPCMPEQB Y8, Y3, Y12
-	VPMAXUB Y8, Y5, Y14
-	VPCMPEQB Y14, Y5, Y14
-	VPOR Y10, Y12, Y10
-	VPOR Y10, Y14, Y10
-	VPMOVMSKB Y2, AX
-	VPMOVMSKB Y10, DX
-	SHLQ $32, DX
-	ORQ DX, AX
-	VZEROUPPER
-	MOVQ AX, mask+8(FP)
-	MOVQ CX, high+16(FP)
-	RET
-
-// func maskHighSSE2(b *byte) (mask, high uint64)
-// maskHighAVX2 with four 16-byte blocks.
-TEXT ·maskHighSSE2(SB), NOSPLIT, $0-24
-	MOVQ b+0(FP), SI
-	MOVQ $0x2222222222222222, R8
-	MOVQ R8, X1
-	PUNPCKLQDQ X1, X1
-	MOVQ $0x5c5c5c5c5c5c5c5c, R8
-	MOVQ R8, X3
-	PUNPCKLQDQ X3, X3
-	MOVQ $0x1f1f1f1f1f1f1f1f, R8
-	MOVQ R8, X5
-	PUNPCKLQDQ X5, X5
-	PXOR X9, X9
-	XORQ AX, AX
-	XORQ CX, CX
-block:
-	MOVOU (SI)(CX*1), X0
-	POR X0, X9
-	MOVO X0, X2
-	PCMPEQB X1, X2
-	MOVO X0, X4
-	PCMPEQB X3, X4
-	PMAXUB X5, X0
-	PCMPEQB X5, X0
-	POR X4, X2
-	POR X0, X2
-	PMOVMSKB X2, DX
-	SHLQ CX, DX
-	ORQ DX, AX
-	ADDQ $16, CX
-	CMPQ CX, $64
-	JB block
-	PMOVMSKB X9, CX
-	MOVQ AX, mask+8(FP)
-	MOVQ CX, high+16(FP)
-	RET
-
-// func maskSplitAVX2(b *byte) (mask, backslash uint64)
-// maskAVX2, and in backslash a bit for each backslash of the 64 bytes.
-TEXT ·maskSplitAVX2(SB), NOSPLIT, $0-24
-	MOVQ b+0(FP), SI
-	MOVQ $0x22, R8
-	MOVQ R8, X1
-	VPBROADCASTB X1, Y1
-	MOVQ $0x5c, R8
-	MOVQ R8, X3
-	VPBROADCASTB X3, Y3
-	MOVQ $0x1f, R8
-	MOVQ R8, X5
-	VPBROADCASTB X5, Y5
-	VMOVDQU (SI), Y0
-	VMOVDQU 32(SI), Y8
+	VPMOVMSKB Y15, R9            // the high bits of both halves
 	VPCMPEQB Y0, Y1, Y2
 	VPCMPEQB Y0, Y3, Y4
 	VPMOVMSKB Y4, CX
 	VPMAXUB Y0, Y5, Y6
-	VPCMPEQB Y6, Y5, Y6
+	VPCMPEQB Y6, Y5, Y6          // max(c, 0x1f) == 0x1f: c <= 0x1f
 	VPOR Y2, Y4, Y2
 	VPOR Y2, Y6, Y2
 	VPCMPEQB Y8, Y1, Y10
@@ -301,26 +158,30 @@ TEXT ·maskSplitAVX2(SB), NOSPLIT, $0-24
 	VZEROUPPER
 	MOVQ AX, mask+8(FP)
 	MOVQ CX, backslash+16(FP)
+	MOVQ R9, high+24(FP)
 	RET
 
-// func maskSplitSSE2(b *byte) (mask, backslash uint64)
-// maskSplitAVX2 with four 16-byte blocks.
-TEXT ·maskSplitSSE2(SB), NOSPLIT, $0-24
+// func masksSSE2(b *byte) (mask, backslash, high uint64)
+// masksAVX2 with four 16-byte blocks; high has a bit for each of 16
+// positions.
+TEXT ·masksSSE2(SB), NOSPLIT, $0-32
 	MOVQ b+0(FP), SI
 	MOVQ $0x2222222222222222, R8
 	MOVQ R8, X1
-	PUNPCKLQDQ X1, X1
+	PUNPCKLQDQ X1, X1            // '"'
 	MOVQ $0x5c5c5c5c5c5c5c5c, R8
 	MOVQ R8, X3
-	PUNPCKLQDQ X3, X3
+	PUNPCKLQDQ X3, X3            // '\'
 	MOVQ $0x1f1f1f1f1f1f1f1f, R8
 	MOVQ R8, X5
-	PUNPCKLQDQ X5, X5
+	PUNPCKLQDQ X5, X5            // 0x1f
+	PXOR X9, X9
 	XORQ AX, AX
 	XORQ BX, BX
 	XORQ CX, CX
 block:
 	MOVOU (SI)(CX*1), X0
+	POR X0, X9                   // the high bits of every block
 	MOVO X0, X2
 	PCMPEQB X1, X2
 	MOVO X0, X4
@@ -338,6 +199,8 @@ block:
 	ADDQ $16, CX
 	CMPQ CX, $64
 	JB block
+	PMOVMSKB X9, R9
 	MOVQ AX, mask+8(FP)
 	MOVQ BX, backslash+16(FP)
+	MOVQ R9, high+24(FP)
 	RET

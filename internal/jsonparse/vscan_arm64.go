@@ -2,7 +2,7 @@
 
 package jsonparse
 
-// blockMasks tells that stringMask is vector code, which the unescape
+// blockMasks tells that stringMasks is vector code, which the unescape
 // reads 64 bytes a step with; the Go one is slower than its word loop.
 const blockMasks = true
 
@@ -20,32 +20,18 @@ func indexVector(b []byte, high bool) int {
 	return indexNEON(b, 0)
 }
 
-// stringMask returns a bit for each of the 64 bytes at b[0] (len(b) is
-// 64 or more) that a JSON string may not hold as it is: bit i for b[i].
-func stringMask(b []byte) uint64 { return maskNEON(&b[0]) }
-
-// stringMaskHigh is stringMask, and reports a byte of 0x80 or more among
-// the 64.
-func stringMaskHigh(b []byte) (uint64, bool) {
+// stringMasks returns, for the 64 bytes at b[0] (len(b) is 64 or more),
+// bit i for b[i]: in mask, a byte a JSON string may not hold as it is (a
+// quote, a backslash, below 0x20); in backslash, a backslash; and whether
+// a byte is 0x80 or more.
+func stringMasks(b []byte) (mask, backslash uint64, high bool) {
 	_ = b[63]
-	m, high := maskHighNEON(&b[0])
-	return m, high&msb != 0
-}
-
-// stringMaskSplit is stringMask, and a bit for each backslash of the 64.
-func stringMaskSplit(b []byte) (mask, backslash uint64) {
-	_ = b[63]
-	return maskSplitNEON(&b[0])
+	mask, backslash, h := masksNEON(&b[0])
+	return mask, backslash, h&msb != 0
 }
 
 //go:noescape
-func maskSplitNEON(b *byte) (mask, backslash uint64)
-
-//go:noescape
-func maskHighNEON(b *byte) (mask, high uint64)
-
-//go:noescape
-func maskNEON(b *byte) uint64
+func masksNEON(b *byte) (mask, backslash, high uint64)
 
 //go:noescape
 func indexNEON(b []byte, high byte) int

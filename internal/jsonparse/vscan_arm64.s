@@ -54,16 +54,18 @@ none:
 	MOVD  R3, ret+32(FP)
 	RET
 
-// The weight of each byte's bit in its group of eight, for maskNEON.
+// The weight of each byte's bit in its group of eight, for masksNEON.
 DATA weights<>+0(SB)/8, $0x8040201008040201
 DATA weights<>+8(SB)/8, $0x8040201008040201
 GLOBL weights<>(SB), RODATA|NOPTR, $16
 
-// func maskNEON(b *byte) uint64
-// A bit for each of the 64 bytes at b that is a quote, a backslash or below
-// 0x20 (bit i for b[i]): the four blocks' flags weighted by their bit in
-// their group of eight, then added pairwise to one byte a group.
-TEXT ·maskNEON(SB), NOSPLIT, $0-16
+// func masksNEON(b *byte) (mask, backslash, high uint64)
+// For the 64 bytes at b, bit i for b[i]: in mask, a quote, a backslash or
+// a byte below 0x20; in backslash, a backslash (each block's flags weighted
+// by their bit in their group of eight, then added pairwise to one byte a
+// group). high is the four blocks ORed, folded to a word: its high bits
+// are all clear when the 64 bytes are ASCII.
+TEXT ·masksNEON(SB), NOSPLIT, $0-32
 	MOVD  b+0(FP), R0
 	MOVD  $0x22, R4
 	VDUP  R4, V1.B16
@@ -74,112 +76,12 @@ TEXT ·maskNEON(SB), NOSPLIT, $0-16
 	MOVD  $weights<>(SB), R5
 	VLD1  (R5), [V20.B16]
 	VLD1  (R0), [V16.B16, V17.B16, V18.B16, V19.B16]
-	VCMEQ V16.B16, V1.B16, V4.B16
-	VCMEQ V16.B16, V2.B16, V5.B16
-	VUMIN V16.B16, V3.B16, V6.B16
-	VCMEQ V16.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V24.B16
-	VCMEQ V17.B16, V1.B16, V4.B16
-	VCMEQ V17.B16, V2.B16, V5.B16
-	VUMIN V17.B16, V3.B16, V6.B16
-	VCMEQ V17.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V25.B16
-	VCMEQ V18.B16, V1.B16, V4.B16
-	VCMEQ V18.B16, V2.B16, V5.B16
-	VUMIN V18.B16, V3.B16, V6.B16
-	VCMEQ V18.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V26.B16
-	VCMEQ V19.B16, V1.B16, V4.B16
-	VCMEQ V19.B16, V2.B16, V5.B16
-	VUMIN V19.B16, V3.B16, V6.B16
-	VCMEQ V19.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V27.B16
-	VAND  V20.B16, V24.B16, V24.B16
-	VAND  V20.B16, V25.B16, V25.B16
-	VAND  V20.B16, V26.B16, V26.B16
-	VAND  V20.B16, V27.B16, V27.B16
-	VADDP V25.B16, V24.B16, V24.B16
-	VADDP V27.B16, V26.B16, V26.B16
-	VADDP V26.B16, V24.B16, V24.B16
-	VADDP V24.B16, V24.B16, V24.B16
-	VMOV  V24.D[0], R1
-	MOVD  R1, ret+8(FP)
-	RET
-
-// func maskHighNEON(b *byte) (mask, high uint64)
-// maskNEON, and in high the four blocks ORed, folded to a word: its high
-// bits are all clear when the 64 bytes are ASCII.
-TEXT ·maskHighNEON(SB), NOSPLIT, $0-24
-	MOVD  b+0(FP), R0
-	MOVD  $0x22, R4
-	VDUP  R4, V1.B16
-	MOVD  $0x5c, R4
-	VDUP  R4, V2.B16
-	MOVD  $0x1f, R4
-	VDUP  R4, V3.B16
-	MOVD  $weights<>(SB), R5
-	VLD1  (R5), [V20.B16]
-	VLD1  (R0), [V16.B16, V17.B16, V18.B16, V19.B16]
-	VORR  V16.B16, V17.B16, V28.B16
-	VORR  V18.B16, V19.B16, V29.B16
-	VORR  V28.B16, V29.B16, V28.B16
-	VMOV  V28.D[0], R2
-	VMOV  V28.D[1], R3
-	ORR   R3, R2, R2
-	VCMEQ V16.B16, V1.B16, V4.B16
-	VCMEQ V16.B16, V2.B16, V5.B16
-	VUMIN V16.B16, V3.B16, V6.B16
-	VCMEQ V16.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V24.B16
-	VCMEQ V17.B16, V1.B16, V4.B16
-	VCMEQ V17.B16, V2.B16, V5.B16
-	VUMIN V17.B16, V3.B16, V6.B16
-	VCMEQ V17.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V25.B16
-	VCMEQ V18.B16, V1.B16, V4.B16
-	VCMEQ V18.B16, V2.B16, V5.B16
-	VUMIN V18.B16, V3.B16, V6.B16
-	VCMEQ V18.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V26.B16
-	VCMEQ V19.B16, V1.B16, V4.B16
-	VCMEQ V19.B16, V2.B16, V5.B16
-	VUMIN V19.B16, V3.B16, V6.B16
-	VCMEQ V19.B16, V6.B16, V6.B16
-	VORR  V4.B16, V5.B16, V4.B16
-	VORR  V4.B16, V6.B16, V27.B16
-	VAND  V20.B16, V24.B16, V24.B16
-	VAND  V20.B16, V25.B16, V25.B16
-	VAND  V20.B16, V26.B16, V26.B16
-	VAND  V20.B16, V27.B16, V27.B16
-	VADDP V25.B16, V24.B16, V24.B16
-	VADDP V27.B16, V26.B16, V26.B16
-	VADDP V26.B16, V24.B16, V24.B16
-	VADDP V24.B16, V24.B16, V24.B16
-	VMOV  V24.D[0], R1
-	MOVD  R1, mask+8(FP)
-	MOVD  R2, high+16(FP)
-	RET
-
-// func maskSplitNEON(b *byte) (mask, backslash uint64)
-// maskNEON, and in backslash a bit for each backslash of the 64 bytes.
-TEXT ·maskSplitNEON(SB), NOSPLIT, $0-24
-	MOVD  b+0(FP), R0
-	MOVD  $0x22, R4
-	VDUP  R4, V1.B16
-	MOVD  $0x5c, R4
-	VDUP  R4, V2.B16
-	MOVD  $0x1f, R4
-	VDUP  R4, V3.B16
-	MOVD  $weights<>(SB), R5
-	VLD1  (R5), [V20.B16]
-	VLD1  (R0), [V16.B16, V17.B16, V18.B16, V19.B16]
+	VORR  V16.B16, V17.B16, V21.B16
+	VORR  V18.B16, V19.B16, V22.B16
+	VORR  V21.B16, V22.B16, V21.B16
+	VMOV  V21.D[0], R3
+	VMOV  V21.D[1], R6
+	ORR   R6, R3, R3
 	VCMEQ V16.B16, V1.B16, V4.B16
 	VCMEQ V16.B16, V2.B16, V28.B16
 	VUMIN V16.B16, V3.B16, V6.B16
@@ -224,4 +126,5 @@ TEXT ·maskSplitNEON(SB), NOSPLIT, $0-24
 	VMOV  V28.D[0], R2
 	MOVD  R1, mask+8(FP)
 	MOVD  R2, backslash+16(FP)
+	MOVD  R3, high+24(FP)
 	RET

@@ -2,7 +2,6 @@ package jsonparse
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -65,25 +64,27 @@ func TestScanAtEveryPlace(t *testing.T) {
 	t.Logf("vector code: %s", vectorName)
 }
 
-// FuzzMask holds stringMask (the vector code this machine has) to the
-// mask byte by byte, at every offset.
+// FuzzMask holds stringMasks (the vector code this machine has) to the
+// masks byte by byte, at every offset.
 func FuzzMask(f *testing.F) {
 	f.Add([]byte(`0123456789abcdef"0123456789abcdef\0123456789abcdef` + "\x1f0123456789abcdef0123456789"))
 	f.Add([]byte("é日本\"\\\x00\x7f\x80\xff plain text plain text plain text plain text plain text"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for off := 0; off+64 <= len(b) && off < 40; off++ {
-			require.Equal(t, stringMaskBytes(b[off:]), stringMask(b[off:]), "at %d of %q", off, b)
-			m, high := stringMaskHigh(b[off:])
-			require.Equal(t, stringMaskBytes(b[off:]), m, "at %d of %q", off, b)
-			require.Equal(t, slices.ContainsFunc(b[off:off+64], func(c byte) bool { return c >= 0x80 }), high, "at %d of %q", off, b)
-			m, bs := stringMaskSplit(b[off:])
-			require.Equal(t, stringMaskBytes(b[off:]), m, "at %d of %q", off, b)
-			require.Equal(t, backslashBytes(b[off:]), bs, "at %d of %q", off, b)
+			requireMasks(t, b[off:], "at %d of %q", off, b)
 		}
 	})
 }
 
-// Random blocks, every path: the vector mask is the byte mask.
+// requireMasks requires stringMasks of b to be stringMasksBytes'.
+func requireMasks(t *testing.T, b []byte, msgAndArgs ...any) {
+	t.Helper()
+	m, bs, high := stringMasks(b)
+	wm, wbs, whigh := stringMasksBytes(b)
+	require.Equal(t, [3]any{wm, wbs, whigh}, [3]any{m, bs, high}, msgAndArgs...)
+}
+
+// Random blocks, every path: the vector masks are the byte masks.
 func TestMaskRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	b := make([]byte, 200)
@@ -94,14 +95,7 @@ func TestMaskRandom(t *testing.T) {
 				b[i] = []byte{'"', '\\', 0x00, 0x1f, 0x20, 0x7f, 0x80, 0xff, 0xc3}[r.IntN(9)]
 			}
 		}
-		off := r.IntN(100)
-		require.Equal(t, stringMaskBytes(b[off:]), stringMask(b[off:]))
-		m, high := stringMaskHigh(b[off:])
-		require.Equal(t, stringMaskBytes(b[off:]), m)
-		require.Equal(t, slices.ContainsFunc(b[off:off+64], func(c byte) bool { return c >= 0x80 }), high)
-		m, bs := stringMaskSplit(b[off:])
-		require.Equal(t, stringMaskBytes(b[off:]), m)
-		require.Equal(t, backslashBytes(b[off:]), bs)
+		requireMasks(t, b[r.IntN(100):])
 	}
 }
 
@@ -159,15 +153,4 @@ func TestSkipStringValid(t *testing.T) {
 		gotI, gotOK := SkipStringValid(b, 0)
 		require.Equal(t, [2]any{wantI, wantOK}, [2]any{gotI, gotOK}, "%q", b)
 	}
-}
-
-// backslashBytes is a bit for each backslash of the 64 bytes at b[0].
-func backslashBytes(b []byte) uint64 {
-	var m uint64
-	for i, c := range b[:64] {
-		if c == '\\' {
-			m |= 1 << i
-		}
-	}
-	return m
 }
