@@ -17,6 +17,7 @@ import (
 
 	"github.com/uagentkit/stream"
 	old "github.com/uagentkit/stream/bench/before/old"
+	"github.com/uagentkit/stream/bench/internal/cputime"
 	"github.com/uagentkit/stream/internal/corpus"
 )
 
@@ -54,7 +55,7 @@ func main() {
 			for k := 0; k < 2; k++ {
 				useOld := (r+k)%2 == 0
 				runtime.GC()
-				s := cpuTime()
+				s := cputime.Now()
 				switch {
 				case *summarize && useOld:
 					old.Summarize(bytes.NewReader(data))
@@ -75,7 +76,7 @@ func main() {
 						}
 					}
 				}
-				e := cpuTime() - s
+				e := cputime.Now() - s
 				if useOld {
 					to = append(to, e)
 				} else {

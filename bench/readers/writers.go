@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/bench/internal/cputime"
 )
 
 // writeClasses splits the events of a corpus by the size of their line.
@@ -86,11 +87,11 @@ func measureWriters(data []byte, rounds int) {
 				i := (k + round) % 2
 				emit := writers[i](io.Discard)
 				runtime.GC()
-				start := cpuTime()
+				start := cputime.Now()
 				for _, e := range evs {
 					emit(e)
 				}
-				times[i] = append(times[i], cpuTime()-start)
+				times[i] = append(times[i], cputime.Now()-start)
 			}
 		}
 		emit := sinkWriter(io.Discard)
