@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/uagentkit/stream"
+	"github.com/uagentkit/stream/uahstream"
 )
 
 // SessionJSON is a session as `uagent-stream ls --json` writes it: the
@@ -41,11 +42,9 @@ type SessionJSON struct {
 // CompactionJSON is what a session's compactions spent: how many, the
 // calls among them that report their usage, their tokens and estimate.
 type CompactionJSON struct {
-	Compactions    int              `json:"compactions"`
-	Calls          int              `json:"calls"`
-	Tokens         stream.TokensDTO `json:"tokens"`
-	CostUSD        *float64         `json:"cost_usd"`
-	UnpricedTokens int64            `json:"unpriced_tokens"`
+	uahstream.Compaction
+	CostUSD        *float64 `json:"cost_usd"`
+	UnpricedTokens int64    `json:"unpriced_tokens"`
 }
 
 // JSON is what was spent as ls --json writes it: nil for no session.
@@ -139,8 +138,7 @@ func (s *Session) JSON() SessionJSON {
 		Provider: s.Provider, Model: s.Model, Effort: s.Effort, Tokens: s.Tokens, ToolCalls: s.ToolCalls, WallMS: s.WallMS,
 		CostUSD: usd(s.Cost.USDOrNil()), UnpricedTokens: s.Cost.UnpricedTokens, Home: s.Home}
 	if c := s.Compaction; c.Compactions > 0 {
-		out.Compaction = &CompactionJSON{Compactions: c.Compactions, Calls: c.Calls, Tokens: c.Tokens,
-			CostUSD: usd(s.CompactionCost.USDOrNil()), UnpricedTokens: s.CompactionCost.UnpricedTokens}
+		out.Compaction = &CompactionJSON{Compaction: c, CostUSD: usd(s.CompactionCost.USDOrNil()), UnpricedTokens: s.CompactionCost.UnpricedTokens}
 	}
 	out.Subagents = s.Subagents.JSON()
 	return out

@@ -318,12 +318,5 @@ func skipStringStops(data []byte, i int) (int, bool) {
 		}
 		i = max(i, base+64)
 	}
-	for {
-		i += scanWords(data[i:], 0)
-		next, ok, end := stringStop(data, i)
-		if !ok || end {
-			return next, ok
-		}
-		i = next
-	}
+	return skipStops(data, i)
 }

@@ -176,6 +176,12 @@ func SkipStringValid(data []byte, i int) (int, bool) {
 			i-- // back to the backslash that escapes the next byte
 		}
 	}
+	return skipStops(data, i)
+}
+
+// skipStops is SkipStringValid from data[i], a byte of the string, stop
+// by stop in Go: where there is no vector code, and the last bytes.
+func skipStops(data []byte, i int) (int, bool) {
 	for {
 		i += scanWords(data[i:], 0)
 		next, ok, end := stringStop(data, i)
