@@ -75,16 +75,6 @@ func BenchmarkHeldOut(b *testing.B) {
 	}
 }
 
-// BenchmarkDecodeRealBorrowed is BenchmarkDecodeReal with borrowed strings.
-func BenchmarkDecodeRealBorrowed(b *testing.B) {
-	data := realCorpus()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		decodeEvery(stream.NewDecoder(bytes.NewReader(data), stream.WithBorrowedStrings()))
-	}
-}
-
 func BenchmarkValidateReal(b *testing.B) {
 	data := realCorpus()
 	b.SetBytes(int64(len(data)))
